@@ -1,0 +1,222 @@
+"""NATS helpers: connect with reconnect, idempotent provisioning, event publishing, projections.
+
+A projection is an ordered consumer folding events into memory; `wait_for(seq)` gives read-your-writes:
+a writer that published at sequence N waits until its own projection has folded N before answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import nats
+import structlog
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js import api as js_api
+from nats.js.errors import BadRequestError, NotFoundError
+
+from shared import subjects
+from shared.events import Event, EventBase, decode_event, encode_event
+
+log = structlog.get_logger("bus")
+
+EVENT_DUPLICATE_WINDOW_S = 120.0
+IDS_TTL_S = 600.0
+
+
+async def connect(url: str, name: str) -> NATS:
+    """Connect and keep reconnecting forever: a NATS restart must not take a service down."""
+
+    async def on_error(exc: Exception) -> None:
+        log.warning("nats_error", error=str(exc))
+
+    async def on_disconnect() -> None:
+        log.warning("nats_disconnected")
+
+    async def on_reconnect() -> None:
+        log.info("nats_reconnected")
+
+    nc: NATS = await nats.connect(
+        url,
+        name=name,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=0.25,
+        connect_timeout=5,
+        allow_reconnect=True,
+        error_cb=on_error,
+        disconnected_cb=on_disconnect,
+        reconnected_cb=on_reconnect,
+        pending_size=64 * 1024 * 1024,
+    )
+    return nc
+
+
+async def _ensure_stream(js: JetStreamContext, config: js_api.StreamConfig) -> None:
+    try:
+        await js.add_stream(config)
+    except BadRequestError:
+        # Exists with other settings: bring it to ours.
+        await js.update_stream(config)
+
+
+async def provision(js: JetStreamContext, replicas: int = 1) -> None:
+    """Create (or bring up to date) every stream and bucket. Safe to run from every process at start."""
+    await _ensure_stream(
+        js,
+        js_api.StreamConfig(
+            name=subjects.EVENTS_STREAM,
+            subjects=[subjects.EVENTS_ALL],
+            retention=js_api.RetentionPolicy.LIMITS,
+            storage=js_api.StorageType.FILE,
+            duplicate_window=EVENT_DUPLICATE_WINDOW_S,
+            num_replicas=replicas,
+            description="Every Benchwarmers event: the source of truth",
+        ),
+    )
+    await _ensure_stream(
+        js,
+        js_api.StreamConfig(
+            name=subjects.CALLS_STREAM,
+            subjects=[subjects.CALLS_ALL],
+            retention=js_api.RetentionPolicy.WORK_QUEUE,
+            storage=js_api.StorageType.FILE,
+            duplicate_window=EVENT_DUPLICATE_WINDOW_S,
+            num_replicas=replicas,
+            description="Provider calls waiting for a caller",
+        ),
+    )
+    try:
+        await js.key_value(subjects.IDS_BUCKET)
+    except (NotFoundError, Exception):
+        with contextlib.suppress(BadRequestError):
+            await js.create_key_value(
+                js_api.KeyValueConfig(bucket=subjects.IDS_BUCKET, ttl=IDS_TTL_S, history=1, replicas=replicas)
+            )
+
+
+async def publish_event(
+    js: JetStreamContext, event: EventBase, expected_last_subject_seq: int | None = None, timeout: float = 5.0
+) -> int:
+    """Publish with `Nats-Msg-Id` = event id. Returns the stream sequence (the original one if a duplicate)."""
+    headers = {"Nats-Msg-Id": event.id}
+    if expected_last_subject_seq is not None:
+        headers["Nats-Expected-Last-Subject-Sequence"] = str(expected_last_subject_seq)
+    ack = await js.publish(event.subject(), encode_event(event), headers=headers, timeout=timeout)
+    return int(ack.seq)
+
+
+async def reserve_id(js: JetStreamContext, draw: Callable[[], str], tries: int = 50) -> str:
+    """Draw ids until one is reserved in the `bench_ids` bucket (create is atomic: one winner per key)."""
+    kv = await js.key_value(subjects.IDS_BUCKET)
+    for _ in range(tries):
+        candidate = draw()
+        try:
+            await kv.create(candidate, b"1")
+            return candidate
+        except Exception as exc:  # KeyWrongLastSequenceError: taken
+            if "wrong last sequence" not in str(exc).lower() and "exists" not in str(exc).lower():
+                raise
+    raise RuntimeError("could not reserve a unique id")
+
+
+Fold = Callable[[Event, int], Any]
+
+
+class Projection:
+    """An in-memory fold of the events on `subject`, from the first one, kept live.
+
+    `caught_up` is set once every event present at start has been folded. `wait_for(seq)` returns once
+    an event at stream sequence `seq` or later has been folded (read-your-writes after a publish).
+    """
+
+    def __init__(self, js: JetStreamContext, subject: str, fold: Fold, name: str = "projection") -> None:
+        self.js = js
+        self.subject = subject
+        self.fold = fold
+        self.name = name
+        self.seq = 0
+        self.caught_up = asyncio.Event()
+        self._changed = asyncio.Condition()
+        self._sub: Any = None
+        self._target = 0
+
+    async def start(self, timeout: float = 60.0) -> None:
+        info = await self.js.stream_info(subjects.EVENTS_STREAM)
+        self._target = info.state.last_seq
+        self._sub = await self.js.subscribe(
+            self.subject, ordered_consumer=True, cb=self._on_msg, stream=subjects.EVENTS_STREAM,
+            idle_heartbeat=2.0,
+        )
+        if self._target == 0:
+            self.caught_up.set()
+        else:
+            await self._wait_target(timeout)
+
+    async def _wait_target(self, timeout: float) -> None:
+        """Caught up when the consumer has nothing pending (the filter may not match the stream's last seq)."""
+        end = asyncio.get_running_loop().time() + timeout
+        while not self.caught_up.is_set():
+            if self.seq >= self._target:
+                self.caught_up.set()
+                break
+            with contextlib.suppress(Exception):
+                ci = await self._sub.consumer_info()
+                if ci.num_pending == 0 and self._sub.pending_msgs == 0 and ci.delivered.stream_seq <= self.seq:
+                    self.caught_up.set()
+                    break
+            if asyncio.get_running_loop().time() > end:
+                raise TimeoutError(f"{self.name}: not caught up within {timeout}s")
+            await asyncio.sleep(0.02)
+
+    async def _on_msg(self, msg: Msg) -> None:
+        seq = msg.metadata.sequence.stream
+        try:
+            event = decode_event(msg.data)
+        except Exception as exc:  # an event of a newer schema: skip it, do not stop the fold
+            log.warning("event_undecodable", projection=self.name, seq=seq, error=str(exc)[:200])
+        else:
+            result = self.fold(event, seq)
+            if asyncio.iscoroutine(result):
+                await result
+        self.seq = max(self.seq, seq)
+        if self.seq >= self._target:
+            self.caught_up.set()
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def wait_for(self, seq: int, timeout: float = 10.0) -> None:
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: self.seq >= seq), timeout)
+
+    async def stop(self) -> None:
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+
+
+async def request_json(nc: NATS, subject: str, payload: bytes, timeout: float = 10.0) -> bytes:
+    msg = await nc.request(subject, payload, timeout=timeout)
+    data: bytes = msg.data
+    return data
+
+
+Handler = Callable[[bytes], Awaitable[bytes]]
+
+
+async def serve_rpc(nc: NATS, subject: str, queue: str, handler: Handler) -> Any:
+    """Answer requests on `subject` in a queue group; a handler's exception becomes a 500 reply."""
+
+    async def on_msg(msg: Msg) -> None:
+        try:
+            reply = await handler(msg.data)
+        except Exception as exc:
+            log.exception("rpc_failed", subject=subject)
+            reply = b'{"error": {"status": 500, "message": "%s"}}' % type(exc).__name__.encode()
+        if msg.reply:
+            await msg.respond(reply)
+
+    return await nc.subscribe(subject, queue=queue, cb=on_msg)

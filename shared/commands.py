@@ -1,0 +1,117 @@
+"""Commands and request/reply messages on the bus (not facts: nothing folds them).
+
+`SeatCall` is the callers' work item on the `BENCH_CALLS` work queue; the rest are core-NATS
+request/reply bodies between services.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared.events import SeatPlan, Skip
+
+
+class Msg(BaseModel):
+    """A canonical chat message (OpenAI chat shape; content is a string or a list of OpenAI parts)."""
+
+    model_config = ConfigDict(extra="allow")
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+
+class SeatCall(BaseModel):
+    """One provider call to make. Carries no secret: the caller reads the endpoint's key itself."""
+
+    model_config = ConfigDict(extra="forbid")
+    call: str
+    panel: str
+    seat: str
+    alias: str
+    served: str
+    endpoint: str
+    base: str
+    api: str = "chat"
+    headers: dict[str, str] = Field(default_factory=dict)
+    connection: str
+    collection: str = ""
+    task: str = ""
+    purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
+    messages: list[Msg]
+    options: dict[str, Any] = Field(default_factory=dict)
+    deadline: float  # epoch seconds (UTC); no answer by then is `no answer in <n>s`
+    timeout_s: float = 420.0
+    retries: int = 2
+
+
+class PlanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    collection: str
+    with_: list[str] = Field(default_factory=list, alias="with")
+    has_images: bool = False
+    estimate: int = 0
+    key: str = "local"
+    reply: Literal["all", "merged"] = "all"
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class PlanRefusal(BaseModel):
+    status: int
+    message: str
+
+
+class Plan(BaseModel):
+    """The seater's answer: the panel id and every chair, or a refusal with its HTTP status."""
+
+    model_config = ConfigDict(extra="forbid")
+    panel: str = ""
+    collection: str = ""
+    shape: str = ""
+    shape_by: str = ""
+    members: int = 0
+    explorers: int = 0
+    seats: list[SeatPlan] = Field(default_factory=list)
+    skipped: list[Skip] = Field(default_factory=list)
+    refusal: PlanRefusal | None = None
+
+
+class VerdictRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    call: str
+    useful: bool
+    note: str | None = None
+    real: list[str] | None = None
+    false_claims: list[str] | None = Field(default=None, alias="false")
+    by: str = "local"
+
+
+class RpcError(BaseModel):
+    status: int
+    message: str
+
+
+class VerdictReply(BaseModel):
+    ok: bool = True
+    recorded: dict[str, Any] | None = None
+    error: RpcError | None = None
+
+
+class PendingRequest(BaseModel):
+    calls: list[str]
+
+
+class PendingReply(BaseModel):
+    pending: list[str]
+
+
+class RecordRequest(BaseModel):
+    collection: str
+    task: str = ""
+
+
+class RecordReply(BaseModel):
+    collection: str
+    task: str
+    aliases: dict[str, dict[str, Any]]

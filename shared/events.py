@@ -1,0 +1,238 @@
+"""Every event on `BENCH_EVENTS`: one discriminated union, each with a schema version.
+
+An event is a fact that happened. Its `id` is deterministic (it becomes `Nats-Msg-Id`), so the same fact
+published twice is stored once, and every fold can skip what it already applied.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from shared import subjects
+from shared.ids import utcnow
+
+
+class EventBase(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    v: int = 1
+    at: datetime = Field(default_factory=utcnow)
+    by: str = "system"
+
+    def subject(self) -> str:
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------- configuration (subject bench.ev.config)
+
+
+class ConfigEvent(EventBase):
+    def subject(self) -> str:
+        return subjects.CONFIG
+
+
+class EndpointSaved(ConfigEvent):
+    """An endpoint: where models are served from. Never carries a key: callers read `BENCHWARMERS_KEY_<NAME>`."""
+
+    type: Literal["endpoint_saved"] = "endpoint_saved"
+    name: str
+    base: str
+    api: Literal["chat", "responses", "anthropic", "gemini"] = "chat"
+    kind: Literal["provider", "aggregator", "hub", "local"] = "provider"
+    headers: dict[str, str] = Field(default_factory=dict)
+    default: bool = False
+
+
+class EndpointRemoved(ConfigEvent):
+    type: Literal["endpoint_removed"] = "endpoint_removed"
+    name: str
+
+
+class ModelRegistered(ConfigEvent):
+    type: Literal["model_registered"] = "model_registered"
+    alias: str
+    served: str
+    endpoint: str
+    context_window: int | None = None
+    max_output: int | None = None
+    role: str = "general"
+    ad_hoc: bool = False
+    vision: bool | None = None
+    tools: bool | None = None
+
+
+class ModelRetired(ConfigEvent):
+    type: Literal["model_retired"] = "model_retired"
+    alias: str
+    why: str = ""
+
+
+class CollectionSaved(ConfigEvent):
+    type: Literal["collection_saved"] = "collection_saved"
+    name: str
+    members: list[str]
+    shape: str = ""
+    description: str = ""
+    tags: list[str] = Field(default_factory=list)
+    reply: Literal["all", "merged", "route"] = "all"
+    merger: str = ""
+
+
+class CollectionRemoved(ConfigEvent):
+    type: Literal["collection_removed"] = "collection_removed"
+    name: str
+
+
+class GatewaySettingsSaved(ConfigEvent):
+    type: Literal["gateway_settings_saved"] = "gateway_settings_saved"
+    max_calls: int = 5
+    max_explorers: int = 2
+
+
+# ---------------------------------------------------------------- panels and seats
+
+
+class Skip(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    seat: str
+    alias: str
+    why: str
+
+
+class SeatPlan(BaseModel):
+    """One chair of a panel, as the seater planned it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    call: str
+    seat: str  # label: member, explorer, explorer 2, merger
+    alias: str
+    served: str
+    endpoint: str
+    connection: str
+
+
+class PanelSeated(EventBase):
+    """The seater's plan. Counted for rotation from this moment (an explorer chosen is 'used' now)."""
+
+    type: Literal["panel_seated"] = "panel_seated"
+    panel: str
+    collection: str
+    shape: str
+    shape_by: str
+    key: str = "local"
+    seats: list[SeatPlan]
+    skipped: list[Skip] = Field(default_factory=list)
+
+    def subject(self) -> str:
+        return subjects.panel_subject(self.panel)
+
+
+class SeatCompleted(EventBase):
+    """One seat's answer and the upstream call's usage (one event per provider call, L-5).
+
+    Published by the caller that made the call, or by the gateway when no caller answered in time;
+    its id is `seat:<call>`, so only the first of those is stored.
+    """
+
+    type: Literal["seat_completed"] = "seat_completed"
+    call: str
+    panel: str
+    seat: str
+    alias: str
+    served: str
+    endpoint: str
+    connection: str
+    collection: str = ""
+    task: str = ""
+    purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
+    status: Literal["ok", "empty", "error"]
+    seconds: float
+    answer: str = ""
+    error: str = ""
+    http_status: int | None = None
+    attempts: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+    tokens_estimated: bool = False
+    caller: str = ""
+
+    def subject(self) -> str:
+        return subjects.seat_subject(self.call)
+
+
+class PanelAnswered(EventBase):
+    """The panel's call log line (P-16): what was asked and what was answered, images as placeholders."""
+
+    type: Literal["panel_answered"] = "panel_answered"
+    panel: str
+    collection: str
+    shape: str
+    shape_by: str
+    key: str = "local"
+    reply: Literal["all", "merged"] = "all"
+    system: str = ""
+    prompt: str = ""
+    calls: list[str] = Field(default_factory=list)
+    note: str = ""
+
+    def subject(self) -> str:
+        return subjects.panel_subject(self.panel)
+
+
+class VerdictRecorded(EventBase):
+    """A user's verdict on one call (a seat, a merger or a route conversation)."""
+
+    type: Literal["verdict_recorded"] = "verdict_recorded"
+    call: str
+    alias: str
+    useful: bool
+    note: str = ""
+    real: list[str] = Field(default_factory=list)
+    false_claims: list[str] = Field(default_factory=list, alias="false")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    def subject(self) -> str:
+        return subjects.verdict_subject(self.call)
+
+
+Event = Annotated[
+    EndpointSaved
+    | EndpointRemoved
+    | ModelRegistered
+    | ModelRetired
+    | CollectionSaved
+    | CollectionRemoved
+    | GatewaySettingsSaved
+    | PanelSeated
+    | SeatCompleted
+    | PanelAnswered
+    | VerdictRecorded,
+    Field(discriminator="type"),
+]
+
+ConfigEvents = (
+    EndpointSaved,
+    EndpointRemoved,
+    ModelRegistered,
+    ModelRetired,
+    CollectionSaved,
+    CollectionRemoved,
+    GatewaySettingsSaved,
+)
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def decode_event(data: bytes) -> Event:
+    return EVENT_ADAPTER.validate_json(data)
+
+
+def encode_event(event: EventBase) -> bytes:
+    return event.model_dump_json(by_alias=True).encode()

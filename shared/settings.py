@@ -1,0 +1,69 @@
+"""Typed settings, one object per process, read from the environment.
+
+Names follow SPEC: `NATS_URL` points everything at an existing NATS; `BENCHWARMERS_HOME` is the data
+folder; service knobs use the `BENCH_` prefix.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+from platformdirs import user_data_dir
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_home() -> Path:
+    return Path(user_data_dir("benchwarmers", appauthor=False))
+
+
+def instance_name(service: str) -> str:
+    return f"{service}-{socket.gethostname()}-{os.getpid()}"
+
+
+class BusSettings(BaseSettings):
+    """What every service needs to reach the bus."""
+
+    model_config = SettingsConfigDict(env_prefix="BENCH_", extra="ignore", populate_by_name=True)
+
+    nats_url: str = Field(
+        default="nats://127.0.0.1:4222", validation_alias=AliasChoices("NATS_URL", "BENCH_NATS_URL")
+    )
+    home: Path = Field(default_factory=default_home, validation_alias=AliasChoices("BENCHWARMERS_HOME"))
+    log_level: str = "INFO"
+    # Replicas of streams and buckets: 1 on a laptop, 3 on a Kubernetes NATS cluster.
+    replicas: int = 1
+
+
+class GatewaySettings(BusSettings):
+    port: int = 8122
+    bind: str = "127.0.0.1"
+    seat_deadline_s: float = 420.0
+    stream_grace_s: float = 1.0
+    keepalive_s: float = 10.0
+
+
+class SeaterSettings(BusSettings):
+    pass
+
+
+class CallerSettings(BusSettings):
+    concurrency: int = 512
+    # A caller holding a seat says so this often; a seat whose caller went silent for ack_wait is redelivered.
+    heartbeat_s: float = 3.0
+    ack_wait_s: float = 10.0
+    max_connections: int = 1024
+
+
+class LedgerSettings(BusSettings):
+    db_path: Path | None = None
+    batch_max: int = 5000
+
+    def database(self) -> Path:
+        return self.db_path or (self.home / "ledger.duckdb")
+
+
+class ProberSettings(BusSettings):
+    scheduler: str = "off"

@@ -1,0 +1,58 @@
+"""Every stream, subject and KV bucket name on the bus, defined once.
+
+Event subjects are `bench.ev.<category>...`; the category token lets a projection filter what it folds.
+Call ids contain one dot (`<panel>.member1`), so they take two subject tokens.
+"""
+
+EVENTS_STREAM = "BENCH_EVENTS"
+EVENTS_ALL = "bench.ev.>"
+
+# Configuration: one subject, so a writer can demand the last sequence it validated against
+# (`Nats-Expected-Last-Subject-Sequence`) and two concurrent writers never both win.
+CONFIG = "bench.ev.config"
+PANEL_PREFIX = "bench.ev.panel"
+SEAT_PREFIX = "bench.ev.seat"
+VERDICT_PREFIX = "bench.ev.verdict"
+USAGE_PREFIX = "bench.ev.usage"
+
+CALLS_STREAM = "BENCH_CALLS"
+CALLS_ALL = "bench.calls.>"
+CALLS_PREFIX = "bench.calls"
+CALLERS_CONSUMER = "callers"
+
+RPC_SEATER_PLAN = "bench.rpc.seater.plan"
+RPC_LEDGER_VERDICT = "bench.rpc.ledger.verdict"
+RPC_LEDGER_PENDING = "bench.rpc.ledger.pending"
+RPC_LEDGER_RECORD = "bench.rpc.ledger.record"
+RPC_LEDGER_REBUILD = "bench.rpc.ledger.rebuild"
+RPC_LEDGER_STATUS = "bench.rpc.ledger.status"
+
+SEATER_QUEUE = "seaters"
+LEDGER_QUEUE = "ledger"
+
+IDS_BUCKET = "bench_ids"
+
+
+def panel_subject(panel: str) -> str:
+    return f"{PANEL_PREFIX}.{panel}"
+
+
+def seat_subject(call: str) -> str:
+    """`<panel>.member1` → `bench.ev.seat.<panel>.member1`."""
+    return f"{SEAT_PREFIX}.{call}"
+
+
+def seats_of_panel(panel: str) -> str:
+    return f"{SEAT_PREFIX}.{panel}.*"
+
+
+def verdict_subject(call: str) -> str:
+    return f"{VERDICT_PREFIX}.{call}"
+
+
+def usage_subject(connection: str) -> str:
+    return f"{USAGE_PREFIX}.{connection or 'unknown'}"
+
+
+def call_subject(call: str) -> str:
+    return f"{CALLS_PREFIX}.{call}"
