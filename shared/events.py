@@ -202,6 +202,19 @@ class VerdictRecorded(EventBase):
         return subjects.verdict_subject(self.call)
 
 
+class CooldownStarted(EventBase):
+    """A model rests after a rate limit (L-3): not seated as an explorer, ranked last in route mode, until `until`."""
+
+    type: Literal["cooldown_started"] = "cooldown_started"
+    alias: str
+    connection: str
+    until: datetime
+    why: str = ""
+
+    def subject(self) -> str:
+        return subjects.limit_subject(self.connection)
+
+
 Event = Annotated[
     EndpointSaved
     | EndpointRemoved
@@ -213,7 +226,8 @@ Event = Annotated[
     | PanelSeated
     | SeatCompleted
     | PanelAnswered
-    | VerdictRecorded,
+    | VerdictRecorded
+    | CooldownStarted,
     Field(discriminator="type"),
 ]
 

@@ -14,6 +14,7 @@ PANEL_PREFIX = "bench.ev.panel"
 SEAT_PREFIX = "bench.ev.seat"
 VERDICT_PREFIX = "bench.ev.verdict"
 USAGE_PREFIX = "bench.ev.usage"
+LIMIT_PREFIX = "bench.ev.limit"
 
 CALLS_STREAM = "BENCH_CALLS"
 CALLS_ALL = "bench.calls.>"
@@ -56,3 +57,7 @@ def usage_subject(connection: str) -> str:
 
 def call_subject(call: str) -> str:
     return f"{CALLS_PREFIX}.{call}"
+
+
+def limit_subject(connection: str) -> str:
+    return f"{LIMIT_PREFIX}.{connection or 'unknown'}"

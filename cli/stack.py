@@ -1,0 +1,173 @@
+"""The local stack: an embedded NATS (unless `NATS_URL` is set) and the five services as supervised processes.
+
+`bench up` and `make run` use it in the foreground; tests use it to start a real stack of their own.
+Every child is started in its own session and stopped by PID; a child that dies unasked is reported and
+restarted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nats
+
+from shared.natsserver import NatsServer
+from shared.runtime import health_subject
+
+SERVICES = ("ledger", "seater", "caller", "prober", "gateway")
+
+
+@dataclass
+class Child:
+    service: str
+    index: int
+    env: dict[str, str]
+    log_path: Path
+    proc: subprocess.Popen[bytes] | None = None
+    restarts: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"{self.service}-{self.index}"
+
+    def start(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", f"services.{self.service}"],
+            env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def signal(self, sig: int) -> None:
+        if self.alive():
+            assert self.proc is not None
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.proc.pid, sig)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if not self.alive():
+            return
+        assert self.proc is not None
+        self.signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.signal(signal.SIGKILL)
+            self.proc.wait(timeout)
+
+
+@dataclass
+class Stack:
+    """NATS plus services. `replicas` maps a service to how many processes of it to run."""
+
+    home: Path
+    port: int = 8122
+    nats_url: str | None = None
+    replicas: Mapping[str, int] = field(default_factory=dict)
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+    gateway_ports: list[int] = field(default_factory=list)
+    children: list[Child] = field(default_factory=list)
+    nats: NatsServer | None = None
+
+    def start(self, timeout: float = 60.0) -> Stack:
+        self.home.mkdir(parents=True, exist_ok=True)
+        if not self.nats_url:
+            self.nats = NatsServer(store=self.home / "nats").start()
+            self.nats_url = self.nats.url
+        base_env = dict(os.environ)
+        base_env.update(self.extra_env)
+        base_env.update({"NATS_URL": self.nats_url, "BENCHWARMERS_HOME": str(self.home)})
+        base_env.setdefault("PYTHONUNBUFFERED", "1")
+        for service in SERVICES:
+            for index in range(self.replicas.get(service, 1)):
+                env = dict(base_env)
+                if service == "gateway":
+                    port = self.port + index if index else self.port
+                    env["BENCH_PORT"] = str(port)
+                    self.gateway_ports.append(port)
+                child = Child(service, index, env, self.home / "logs" / f"{service}-{index}.log")
+                child.start()
+                self.children.append(child)
+        self.wait_ready(timeout)
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        end = time.monotonic() + timeout
+        asyncio.run(self._wait_bus_services(end))
+        for port in self.gateway_ports:
+            while True:
+                self._check_children()
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as resp:
+                        if json.loads(resp.read()).get("ok"):
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > end:
+                    raise RuntimeError(f"gateway on {port} not ready; see {self.home / 'logs'}")
+                time.sleep(0.05)
+
+    async def _wait_bus_services(self, end: float) -> None:
+        assert self.nats_url
+        nc = await nats.connect(self.nats_url)
+        try:
+            for service in SERVICES:
+                if service == "gateway" or not self.replicas.get(service, 1):
+                    continue
+                while True:
+                    self._check_children()
+                    try:
+                        await nc.request(health_subject(service), b"", timeout=0.5)
+                        break
+                    except Exception:
+                        if time.monotonic() > end:
+                            raise RuntimeError(f"{service} not ready; see {self.home / 'logs'}") from None
+        finally:
+            await nc.close()
+
+    def _check_children(self) -> None:
+        for child in self.children:
+            if child.proc is not None and child.proc.poll() is not None:
+                tail = child.log_path.read_text(errors="replace")[-3000:] if child.log_path.exists() else ""
+                raise RuntimeError(f"{child.name} exited with {child.proc.returncode}:\n{tail}")
+
+    def find(self, service: str, index: int = 0) -> Child:
+        return next(c for c in self.children if c.service == service and c.index == index)
+
+    def supervise_once(self) -> list[str]:
+        """Restart every child that died unasked; returns the names restarted."""
+        restarted = []
+        for child in self.children:
+            if child.proc is not None and child.proc.poll() is not None:
+                code = child.proc.returncode
+                child.restarts += 1
+                child.start()
+                restarted.append(f"{child.name} (exit {code})")
+        return restarted
+
+    def stop(self) -> None:
+        # The gateway first (no new work), the ledger last (it folds what the others published).
+        for child in sorted(self.children, key=lambda c: SERVICES.index(c.service), reverse=True):
+            child.stop()
+        if self.nats is not None:
+            self.nats.stop()
