@@ -43,7 +43,7 @@ class Child:
 
     def start(self) -> None:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it
+        log = open(self.log_path, "ab")  # the child gets its own copy of the descriptor
         self.proc = subprocess.Popen(
             [sys.executable, "-m", f"services.{self.service}"],
             env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,

@@ -43,6 +43,9 @@ class GatewaySettings(BusSettings):
     seat_deadline_s: float = 420.0
     stream_grace_s: float = 1.0
     keepalive_s: float = 10.0
+    # How often a panel looks in the event stream for a seat whose completion it may have missed (a reconnect
+    # triggers a look at once).
+    seat_recheck_s: float = 15.0
 
 
 class SeaterSettings(BusSettings):
@@ -55,6 +58,8 @@ class CallerSettings(BusSettings):
     heartbeat_s: float = 3.0
     ack_wait_s: float = 10.0
     max_connections: int = 1024
+    # Provider keys mounted as files (a Kubernetes Secret directory, or one .env/JSON file); env wins.
+    secrets_path: Path | None = None
 
 
 class LedgerSettings(BusSettings):

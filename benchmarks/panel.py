@@ -1,0 +1,218 @@
+"""`make bench`: the panel path's overhead and throughput against the provider measured directly.
+
+Starts the fake provider (200 ms per call) and the whole stack, saves a 3-member collection that seats 2
+explorers (5 seats a panel), then measures with `loadgen` in a separate process:
+  * direct-to-provider latency at concurrency 1 (the baseline) and throughput at 128 (the client's reach),
+  * panel latency at concurrency 1 → overhead = panel − direct (p50, p95),
+  * panels per second, p95 and errors at concurrency 32 and 128,
+  * overhead again after 100,000 seats are already in the ledger and the seater's memory,
+  * each process's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import psutil
+
+from cli.stack import Stack
+from shared import bus
+from shared.events import PanelSeated, SeatCompleted, SeatPlan
+from shared.natsserver import free_port
+from tests.fakes.provider import FakeProvider
+
+MEMBERS = ["alpha-7b", "bravo-8b", "charlie-9b"]
+EXPLORERS = ["delta-10b", "echo-11b", "foxtrot-12b", "golf-13b", "hotel-14b"]
+BODY = json.dumps({"model": "bench/core", "messages": [{"role": "user", "content": "Name one benchmark."}]})
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = max(0, min(len(ordered) - 1, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def load(url: str, body: str, concurrency: int, seconds: float, requests: int = 10**9) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.loadgen", url, "--body", body, "--concurrency", str(concurrency),
+         "--seconds", str(seconds), "--requests", str(requests)],
+        check=True, capture_output=True, text=True,
+    )
+    result: dict[str, object] = json.loads(out.stdout)
+    return result
+
+
+def summary(result: dict[str, object]) -> dict[str, float]:
+    lat = [x * 1000 for x in result["latencies"]]  # type: ignore[union-attr]
+    errors = result["errors"]
+    return {
+        "n": len(lat), "errors": len(errors),  # type: ignore[arg-type]
+        "p50_ms": pct(lat, 0.5), "p95_ms": pct(lat, 0.95),
+        "rate_per_s": len(lat) / float(result["wall"]),  # type: ignore[arg-type]
+    }
+
+
+class RssSampler:
+    """Samples the resident memory of every process of interest; keeps each one's peak."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+        self.peak: dict[str, int] = dict.fromkeys(pids, 0)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for name, pid in self.pids.items():
+                try:
+                    self.peak[name] = max(self.peak[name], psutil.Process(pid).memory_info().rss)
+                except psutil.Error:
+                    pass
+            self._stop.wait(0.25)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def configure(url: str, base: str) -> None:
+    with httpx.Client(base_url=url, timeout=30) as client:
+        def post(path: str, body: dict[str, object]) -> None:
+            resp = client.post(path, json=body)
+            if resp.status_code != 200:
+                raise RuntimeError(f"{path}: {resp.status_code} {resp.text}")
+
+        post("/api/endpoint", {"name": "fake", "base": base})
+        for served in MEMBERS + EXPLORERS:
+            post("/api/models", {"served": served, "endpoint": "fake", "context_window": 32000})
+        post("/api/collection", {"name": "core", "members": MEMBERS, "description": "benchmark panel"})
+
+
+async def seed_ledger(nats_url: str, seats: int) -> float:
+    """Publish `seats` seat completions (five per panel) straight onto the event stream."""
+    nc = await bus.connect(nats_url, "bench-seed")
+    js = nc.jetstream()
+    start = time.perf_counter()
+    aliases = MEMBERS + EXPLORERS
+    pending = []
+    for i in range(seats // 5):
+        panel = f"p20260101-{i // 10000:06d}-{i % 10000:04x}"
+        plans = [SeatPlan(call=f"{panel}.member{k + 1}", seat="member", alias=aliases[(i + k) % len(aliases)],
+                          served=aliases[(i + k) % len(aliases)], endpoint="fake", connection="fake")
+                 for k in range(5)]
+        at = datetime(2026, 1, 1, tzinfo=UTC)
+        events = [PanelSeated(id=f"seated:{panel}", at=at, panel=panel, collection="bench/core", shape="general",
+                              shape_by="seed", seats=plans)]
+        events += [SeatCompleted(id=f"seat:{p.call}", at=at, call=p.call, panel=panel, seat="member",
+                                 alias=p.alias, served=p.served, endpoint="fake", connection="fake",
+                                 task="seeded (bench/core, general)", status="ok", seconds=0.2,
+                                 answer="seeded answer " * 10, tokens_in=10, tokens_out=30) for p in plans]
+        for event in events:
+            pending.append(js.publish_async(event.subject(), event.model_dump_json(by_alias=True).encode(),
+                                            headers={"Nats-Msg-Id": event.id}))
+        if len(pending) > 5000:
+            await asyncio.gather(*pending)
+            pending.clear()
+    await asyncio.gather(*pending)
+    # Wait until the ledger has folded all of it.
+    info = await js.stream_info("BENCH_EVENTS")
+    while True:
+        reply = json.loads((await nc.request("bench.rpc.ledger.status", b"{}", timeout=600)).data)
+        if reply.get("seq", 0) >= info.state.last_seq:
+            break
+        await asyncio.sleep(0.5)
+    await nc.close()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--latency-ms", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=15.0, help="length of each throughput run")
+    parser.add_argument("--samples", type=int, default=60, help="requests in each concurrency-1 run")
+    parser.add_argument("--seed-seats", type=int, default=100_000)
+    parser.add_argument("--callers", type=int, default=2)
+    args = parser.parse_args()
+
+    home = Path(tempfile.mkdtemp(prefix="bench-home-"))
+    provider = FakeProvider(models={m: {"latency_ms": args.latency_ms} for m in MEMBERS + EXPLORERS}).start()
+    stack = Stack(home=home, port=free_port(), replicas={"caller": args.callers}).start()
+    report: dict[str, object] = {"latency_ms": args.latency_ms, "callers": args.callers}
+    try:
+        configure(stack.url, provider.base_url)
+        direct_url = provider.base_url + "/chat/completions"
+        direct_body = json.dumps({"model": MEMBERS[0], "messages": [{"role": "user", "content": "x"}]})
+        panel_url = stack.url + "/v1/chat/completions"
+        pids = {c.name: c.proc.pid for c in stack.children if c.proc}
+        pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
+        pids["fake-provider"] = provider.pid
+        load(panel_url, BODY, 4, 3.0)  # warm-up: connections, first plans, JIT-free but cache-warm
+        with RssSampler(pids) as rss:
+            direct1 = summary(load(direct_url, direct_body, 1, 600, args.samples))
+            panel1 = summary(load(panel_url, BODY, 1, 600, args.samples))
+            direct128 = summary(load(direct_url, direct_body, 128, args.seconds))
+            panel32 = summary(load(panel_url, BODY, 32, args.seconds))
+            panel128 = summary(load(panel_url, BODY, 128, args.seconds))
+            seeded_s = asyncio.run(seed_ledger(stack.nats_url or "", args.seed_seats)) if args.seed_seats else 0.0
+            direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
+            panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
+        over = panel1["p50_ms"] - direct1["p50_ms"]
+        over_b = panel1b["p50_ms"] - direct1b["p50_ms"]
+        report.update({
+            "direct_c1": direct1, "panel_c1": panel1, "direct_c128": direct128, "panel_c32": panel32,
+            "panel_c128": panel128, "direct_c1_seeded": direct1b, "panel_c1_seeded": panel1b,
+            "overhead_p50_ms": over, "overhead_p95_ms": panel1["p95_ms"] - direct1["p95_ms"],
+            "overhead_p50_ms_seeded": over_b, "seeded_seats": args.seed_seats, "seed_seconds": seeded_s,
+            "overhead_ratio_seeded": over_b / over if over > 0 else float("nan"),
+            "peak_rss_mb": {k: round(v / 2**20, 1) for k, v in rss.peak.items()},
+        })
+    finally:
+        stack.stop()
+        provider.stop()
+    print_report(report)
+    out = Path("benchmarks/results")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"panel-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}.json"
+    path.write_text(json.dumps(report, indent=2))
+    print(f"\nfull report: {path}")
+
+
+def print_report(r: dict[str, object]) -> None:
+    def row(label: str, s: dict[str, float]) -> str:
+        return (f"  {label:<34} n={s['n']:<6.0f} p50={s['p50_ms']:8.1f} ms  p95={s['p95_ms']:8.1f} ms  "
+                f"rate={s['rate_per_s']:7.1f}/s  errors={s['errors']:.0f}")
+
+    print(f"\nBenchwarmers panel benchmark (provider latency {r['latency_ms']} ms, 3 members + 2 explorers, "
+          f"{r['callers']} callers, {os.cpu_count()} cores)")
+    for key, label in [("direct_c1", "direct to provider, c=1 (baseline)"), ("panel_c1", "panel, c=1"),
+                       ("direct_c128", "direct to provider, c=128 (client)"), ("panel_c32", "panel, c=32"),
+                       ("panel_c128", "panel, c=128"), ("direct_c1_seeded", "direct, c=1, after seeding"),
+                       ("panel_c1_seeded", "panel, c=1, after seeding")]:
+        print(row(label, r[key]))  # type: ignore[arg-type]
+    print(f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms (panel − direct, c=1)")
+    print(f"  overhead p50 after {r['seeded_seats']} seats in the ledger: {r['overhead_p50_ms_seeded']:.1f} ms "
+          f"(ratio {r['overhead_ratio_seeded']:.2f}; seeding took {r['seed_seconds']:.1f} s)")
+    print("  peak RSS (MB): " + ", ".join(f"{k} {v}" for k, v in r["peak_rss_mb"].items()))  # type: ignore[attr-defined]
+
+
+if __name__ == "__main__":
+    main()

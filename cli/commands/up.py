@@ -1,0 +1,79 @@
+"""`bench up`: the whole stack on this machine, in the foreground, until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import time
+from collections.abc import Iterator
+
+import typer
+
+from cli.output import say, stdout
+from cli.settings import UpSettings
+from cli.stack import Stack
+
+SUPERVISE_EVERY_S = 0.5
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a service manager, `docker stop`) stops the stack the way Ctrl-C does."""
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def signals_ignored() -> Iterator[None]:
+    """A second Ctrl-C must not cut the clean stop short and leave children behind."""
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def up() -> None:
+    """Run NATS and the five services here, in the foreground; Ctrl-C stops them all.
+
+    Data lives in BENCHWARMERS_HOME (default: your user data folder); the gateway listens on
+    127.0.0.1:8122 (BENCH_PORT changes the port); NATS_URL uses an existing NATS instead of the
+    embedded one. A service that crashes is reported here and restarted.
+
+    Example:
+
+    \b
+      BENCH_PORT=8200 bench up
+    """
+    settings = UpSettings()
+    stack = Stack(home=settings.home, port=settings.port, nats_url=settings.nats_url or None)
+    logs = settings.home / "logs"
+    say(f"data: {settings.home}")
+    say(f"logs: {logs}")
+    failed: str | None = None
+    with sigterm_as_interrupt():
+        try:
+            stack.start(timeout=settings.start_timeout_s)
+            nats = f"embedded, store {stack.nats.store}" if stack.nats else "external"
+            say(f"nats: {stack.nats_url} ({nats})")
+            stdout.print(f"Benchwarmers is up at {stack.url} (OpenAI base URL {stack.url}/v1)", markup=False)
+            say("Ctrl-C stops everything.")
+            while True:
+                for restarted in stack.supervise_once():
+                    say(f"bench: {restarted} died; restarted it (its log is in {logs})")
+                time.sleep(SUPERVISE_EVERY_S)
+        except KeyboardInterrupt:
+            say("stopping…")
+        except RuntimeError as exc:
+            failed = str(exc)
+        finally:
+            with signals_ignored():
+                stack.stop()
+    if failed is not None:
+        say(f"bench: could not start the stack: {failed}")
+        raise typer.Exit(1)
+    say("stopped.")

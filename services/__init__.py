@@ -1,0 +1,1 @@
+"""The five Benchwarmers services."""

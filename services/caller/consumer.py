@@ -1,0 +1,167 @@
+"""The transport: a durable pull consumer on the `BENCH_CALLS` work queue, shared by every caller replica.
+
+Each call runs in its own task and heartbeats (`in_progress`) while the provider works; its events are
+published before the ack, so a caller that dies mid-call leaves the call to be redelivered, never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import structlog
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js import api as js_api
+from nats.js.errors import BadRequestError
+from pydantic import ValidationError
+
+from services.caller.seat_events import cooldown_started, seat_completed, seat_expired
+from services.caller.upstream import Upstream
+from shared import bus, subjects
+from shared.commands import SeatCall
+from shared.events import EventBase
+from shared.ids import utcnow
+from shared.settings import CallerSettings
+
+log = structlog.get_logger("caller")
+
+MAX_DELIVER = 5
+MAX_ACK_PENDING = 20_000
+FETCH_BATCH = 64
+FETCH_WAIT_S = 1.0
+STOP_GRACE_S = 5.0
+PUBLISH_TRIES = 3
+
+
+def consumer_config(settings: CallerSettings) -> js_api.ConsumerConfig:
+    return js_api.ConsumerConfig(
+        durable_name=subjects.CALLERS_CONSUMER,
+        filter_subject=subjects.CALLS_ALL,
+        deliver_policy=js_api.DeliverPolicy.ALL,
+        ack_policy=js_api.AckPolicy.EXPLICIT,
+        ack_wait=settings.ack_wait_s,
+        max_deliver=MAX_DELIVER,
+        max_ack_pending=MAX_ACK_PENDING,
+    )
+
+
+async def ensure_consumer(js: JetStreamContext, settings: CallerSettings) -> None:
+    """Every replica declares the same consumer; the server keeps one."""
+    try:
+        await js.add_consumer(subjects.CALLS_STREAM, consumer_config(settings))
+    except BadRequestError as exc:
+        log.warning("consumer_config_kept", error=str(exc)[:200])
+
+
+class CallConsumer:
+    def __init__(
+        self, js: JetStreamContext, upstream: Upstream, settings: CallerSettings, instance: str
+    ) -> None:
+        self.js, self.upstream, self.settings, self.instance = js, upstream, settings, instance
+        self.inflight: dict[asyncio.Task[None], Msg] = {}
+        self._slot_freed = asyncio.Event()
+        self._loop: asyncio.Task[None] | None = None
+        self._sub: JetStreamContext.PullSubscription | None = None
+
+    async def start(self) -> None:
+        await ensure_consumer(self.js, self.settings)
+        self._sub = await self.js.pull_subscribe_bind(durable=subjects.CALLERS_CONSUMER,
+                                                      stream=subjects.CALLS_STREAM)
+        self._loop = asyncio.create_task(self._fetch_loop())
+
+    async def _fetch_loop(self) -> None:
+        assert self._sub is not None
+        while True:
+            free = self.settings.concurrency - len(self.inflight)
+            if free <= 0:
+                self._slot_freed.clear()
+                await self._slot_freed.wait()
+                continue
+            try:
+                msgs = await self._sub.fetch(batch=min(free, FETCH_BATCH), timeout=FETCH_WAIT_S)
+            except TimeoutError:
+                continue  # idle
+            except Exception as exc:  # a reconnect in progress: try again shortly
+                log.warning("fetch_failed", error=f"{type(exc).__name__}: {exc}"[:200])
+                await asyncio.sleep(0.5)
+                continue
+            for msg in msgs:
+                self._spawn(msg)
+
+    def _spawn(self, msg: Msg) -> None:
+        task = asyncio.create_task(self._handle(msg))
+        self.inflight[task] = msg
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self.inflight.pop(task, None)
+        self._slot_freed.set()
+        if not task.cancelled() and task.exception() is not None:
+            log.error("call_task_failed", error=repr(task.exception())[:300])
+
+    async def _handle(self, msg: Msg) -> None:
+        try:
+            call = SeatCall.model_validate_json(msg.data)
+        except ValidationError as exc:
+            log.error("seat_call_undecodable", subject=msg.subject, error=str(exc)[:300])
+            await msg.term()
+            return
+        with structlog.contextvars.bound_contextvars(call=call.call, panel=call.panel):
+            heartbeat = asyncio.create_task(self._heartbeat(msg))
+            try:
+                events = await self._run(call, msg.metadata.num_delivered)
+            finally:
+                heartbeat.cancel()
+            await self._publish(events)
+            await msg.ack()
+
+    async def _heartbeat(self, msg: Msg) -> None:
+        """Tell the server we still hold the call, so it is not redelivered while the provider thinks."""
+        while True:
+            await asyncio.sleep(self.settings.heartbeat_s)
+            with contextlib.suppress(Exception):
+                await msg.in_progress()
+
+    async def _run(self, call: SeatCall, delivered: int) -> list[EventBase]:
+        if time.time() >= call.deadline:
+            log.info("call_expired", delivered=delivered)
+            return [seat_expired(call, self.instance)]
+        log.info("call_started", alias=call.alias, endpoint=call.endpoint, delivered=delivered,
+                 instance=self.instance)
+        report = await self.upstream.call(call)
+        completed = seat_completed(call, report, self.instance)
+        log.info("call_finished", status=completed.status, seconds=completed.seconds,
+                 attempts=report.attempts, http_status=completed.http_status,
+                 served_by=report.outcome.model, error=completed.error[:200])
+        cooldown = cooldown_started(call, completed.error, utcnow()) if completed.error else None
+        return [completed] if cooldown is None else [completed, cooldown]
+
+    async def _publish(self, events: list[EventBase]) -> None:
+        """Events first, ack after: a publish that keeps failing leaves the call to be redelivered."""
+        for event in events:
+            for attempt in range(1, PUBLISH_TRIES + 1):
+                try:
+                    await bus.publish_event(self.js, event)
+                    break
+                except Exception:
+                    if attempt == PUBLISH_TRIES:
+                        raise
+                    await asyncio.sleep(0.2 * attempt)
+
+    async def stop(self) -> None:
+        """Stop taking calls, give those in flight a short grace, hand the rest back to the queue."""
+        if self._loop is not None:
+            self._loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop
+        if self.inflight:
+            await asyncio.wait(list(self.inflight), timeout=STOP_GRACE_S)
+        for task, msg in list(self.inflight.items()):
+            task.cancel()
+            with contextlib.suppress(Exception):
+                await msg.nak()
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()

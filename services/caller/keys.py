@@ -1,0 +1,90 @@
+"""Provider keys: the caller is the only process that reads them (from its environment or a mounted secret).
+
+`BENCHWARMERS_KEY_<NAME>` (endpoint name upper-cased, `-` → `_`) wins; else `BENCH_SECRETS_PATH`: a
+directory with one file per key (as a Kubernetes Secret mounts), or one `.env` / JSON file of them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ENV_PREFIX = "BENCHWARMERS_KEY_"
+LOOPBACK_HOSTS = {"localhost", "localhost.localdomain"}
+
+
+def env_name(endpoint: str) -> str:
+    return ENV_PREFIX + endpoint.upper().replace("-", "_")
+
+
+def is_loopback(base: str) -> bool:
+    """A local runtime (ollama, llama.cpp) usually needs no key."""
+    host = (urlsplit(base).hostname or "").lower()
+    if host in LOOPBACK_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def missing_key(endpoint: str) -> str:
+    """Why a call was not sent: names the variable to set, never a value."""
+    return f"missing key: set {env_name(endpoint)}"
+
+
+def parse_dotenv(text: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        name, value = line.removeprefix("export ").split("=", 1)
+        pairs[name.strip()] = value.strip().strip("'\"")
+    return pairs
+
+
+def parse_secrets_file(text: str) -> dict[str, str]:
+    """A JSON object of names to keys, or `.env` lines."""
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        data = json.loads(stripped)
+        return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
+    return parse_dotenv(text)
+
+
+@dataclass(frozen=True)
+class KeyStore:
+    """Looks a key up on every call, so a rotated Secret is picked up without a restart."""
+
+    env: Mapping[str, str]
+    secrets_path: Path | None = None
+
+    @classmethod
+    def from_environment(cls, secrets_path: Path | None = None) -> KeyStore:
+        return cls(env=os.environ, secrets_path=secrets_path)
+
+    def key_for(self, endpoint: str) -> str | None:
+        names = (env_name(endpoint), endpoint)
+        value = self.env.get(names[0])
+        if value:
+            return value.strip()
+        return self._from_secrets(names)
+
+    def _from_secrets(self, names: tuple[str, ...]) -> str | None:
+        path = self.secrets_path
+        if path is None or not path.exists():
+            return None
+        if path.is_dir():
+            for name in names:
+                candidate = path / name
+                if candidate.is_file():
+                    return candidate.read_text().strip() or None
+            return None
+        pairs = parse_secrets_file(path.read_text())
+        return next((pairs[n] for n in names if pairs.get(n)), None)

@@ -1,0 +1,92 @@
+"""The gateway's FastAPI app: the bus connection and config fold in the lifespan, the routes of every
+format, `/bench/*`, `/v1/models`, the admin API and `/health`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import structlog
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from services.gateway.admin.writer import ConfigWriter
+from services.gateway.context import GatewayContext
+from services.gateway.formats import FORMATS
+from services.gateway.http import AccessLog
+from services.gateway.panel.runner import PanelRunner
+from services.gateway.routes import admin, bench
+from services.gateway.routes.fallback import is_gateway_path, not_found
+from services.gateway.routes.generate import generation_endpoint
+from shared import bus, subjects
+from shared.config_state import ConfigState
+from shared.settings import GatewaySettings, instance_name
+
+log = structlog.get_logger("gateway")
+
+
+def create_app(settings: GatewaySettings, instance: str | None = None) -> FastAPI:
+    name = instance or instance_name("gateway")
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        nc = await bus.connect(settings.nats_url, name)
+        js = nc.jetstream()
+        await bus.provision(js, settings.replicas)
+        config = ConfigState()
+        projection = bus.Projection(js, subjects.CONFIG, config.apply, name="gateway-config")
+        await projection.start()
+        ctx = GatewayContext(
+            settings=settings, instance=name, nc=nc, js=js, config=config, projection=projection,
+            panels=PanelRunner(nc, config, settings, name), writer=ConfigWriter(js, projection, config),
+        )
+        app.state.ctx = ctx
+        log.info("gateway_ready", instance=name, port=settings.port, config_seq=config.seq)
+        try:
+            yield
+        finally:
+            await ctx.panels.close()
+            await projection.stop()
+            await nc.drain()
+
+    app = FastAPI(title="Benchwarmers gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.add_middleware(AccessLog)
+    for fmt in FORMATS:
+        for path in fmt.routes:
+            app.add_api_route(path, generation_endpoint(fmt), methods=["POST"])
+    app.add_api_route("/v1/models", bench.list_models, methods=["GET"])
+    app.add_api_route("/bench/verdict", bench.verdict, methods=["POST"])
+    app.add_api_route("/bench/pending", bench.pending, methods=["POST"])
+    app.add_api_route("/bench/record", bench.record, methods=["GET"])
+    for path, rule in admin.WRITES.items():
+        app.add_api_route(path, admin.write_endpoint(rule), methods=["POST"])
+    for path, read in admin.READS.items():
+        app.add_api_route(path, read, methods=["GET"])
+    app.add_api_route("/api/ledger/rebuild", admin.rebuild_ledger, methods=["POST"])
+    app.add_api_route("/health", admin.health, methods=["GET"])
+
+    get_routes, post_routes = gateway_routes(app)
+
+    async def fallback(request: Request) -> Response:
+        return not_found(request, get_routes, post_routes)
+
+    app.add_api_route(
+        "/{rest:path}", fallback, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        include_in_schema=False,
+    )
+    return app
+
+
+def gateway_routes(app: FastAPI) -> tuple[list[str], list[str]]:
+    """The gateway routes by method, for the not-found message (H-G15)."""
+    gets: list[str] = []
+    posts: list[str] = []
+    for route in app.routes:
+        if isinstance(route, Route) and is_gateway_path(route.path):
+            if "GET" in (route.methods or ()):
+                gets.append(route.path)
+            if "POST" in (route.methods or ()):
+                posts.append(route.path)
+    return gets, posts

@@ -1,0 +1,91 @@
+"""Answering a running panel over HTTP in the client's format: whole (plain) or piece by piece (streamed).
+
+Streaming (S-2, S-3): the 200 goes out once the panel is seated or after `stream_grace_s`, whichever comes
+first; a refusal known before then keeps its status and the format's error body. After the 200 the stream
+carries the pieces, a keep-alive after every `keepalive_s` of silence (the first one right after a grace
+200), and an error, if one comes, in the format's stream form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from services.gateway.ask import Ask
+from services.gateway.formats.base import Format, StreamEncoder
+from services.gateway.panel.present import Presenter
+from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
+from services.gateway.panel.runner import PanelRun
+
+
+def error_response(fmt: Format, status: int, message: str) -> JSONResponse:
+    return JSONResponse(fmt.error_body(status, message), status_code=status)
+
+
+async def answer_whole(fmt: Format, ask: Ask, run: PanelRun, presenter: Presenter) -> Response:
+    async for update in run.updates():
+        if isinstance(update, Failed):
+            return error_response(fmt, update.status, update.message)
+        if isinstance(update, Finished):
+            reply = fmt.reply(ask, presenter.answer(update))
+            return JSONResponse(reply.body, headers=reply.headers)
+    raise RuntimeError("a panel ended without finishing or failing")
+
+
+async def answer_streamed(
+    fmt: Format,
+    ask: Ask,
+    collection: str,
+    run: PanelRun,
+    presenter: Presenter,
+    grace_s: float,
+    keepalive_s: float,
+) -> Response:
+    try:
+        first: Update | None = await asyncio.wait_for(run.next(), grace_s)
+    except TimeoutError:
+        first = None
+    if isinstance(first, Failed):
+        return error_response(fmt, first.status, first.message)
+    encoder = fmt.encoder(ask, collection)
+    body = stream_bytes(encoder, presenter, run.next, first, keepalive_s)
+    return StreamingResponse(body, media_type=encoder.media_type, headers={"Cache-Control": "no-cache"})
+
+
+async def stream_bytes(
+    encoder: StreamEncoder,
+    presenter: Presenter,
+    next_update: Callable[[], Awaitable[Update]],
+    first: Update | None,
+    keepalive_s: float,
+) -> AsyncIterator[bytes]:
+    """The stream after its 200. `first` is what arrived before the 200 (None after a grace 200)."""
+    yield encoder.start()
+    if first is None:
+        yield encoder.keepalive()
+    update = first
+    while True:
+        if update is None:
+            try:
+                update = await asyncio.wait_for(next_update(), keepalive_s)
+            except TimeoutError:
+                yield encoder.keepalive()
+                continue
+        if isinstance(update, Seated):
+            piece = presenter.seated(update)
+        elif isinstance(update, Landed):
+            piece = presenter.landed(update)
+        elif isinstance(update, Finished):
+            last, bench = presenter.finished(update)
+            if last:
+                yield encoder.piece(last)
+            yield encoder.finish(bench)
+            return
+        else:
+            yield encoder.error(update.status, update.message)
+            return
+        if piece:
+            yield encoder.piece(piece)
+        update = None

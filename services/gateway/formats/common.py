@@ -1,0 +1,56 @@
+"""Request rules every format shares: `model`, `with` and `bench` (H-2, X-3 "All"), image URLs (P-6)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from services.gateway.ask import REPLY_MODES, Refusal, ReplyMode
+
+IMAGE_URL_RE = re.compile(r"^(https?://[^/?#\s]+|data:image/[A-Za-z0-9.+-]+;base64,)", re.IGNORECASE)
+
+
+def model_field(body: dict[str, Any]) -> str:
+    model = body.get("model", "")
+    if model is None:
+        return ""
+    if not isinstance(model, str):
+        raise Refusal(400, '"model" must be a string such as "bench/<collection>"')
+    return model
+
+
+def bench_fields(body: dict[str, Any]) -> tuple[list[str], ReplyMode | None]:
+    """The `with` nominees and the `bench.reply` mode, accepted in every format's body."""
+    nominees = body.get("with")
+    if nominees is None:
+        nominees = []
+    if not isinstance(nominees, list) or not all(isinstance(a, str) for a in nominees):
+        raise Refusal(400, '"with" must be a list of model aliases (strings)')
+    bench = body.get("bench")
+    if bench is None:
+        return nominees, None
+    if not isinstance(bench, dict):
+        raise Refusal(400, '"bench" must be an object such as {"reply": "merged"}')
+    reply = bench.get("reply")
+    if reply is None:
+        return nominees, None
+    if reply not in REPLY_MODES:
+        raise Refusal(400, f'"bench.reply" must be one of all, merged, route (got {json.dumps(reply)})')
+    mode: ReplyMode = reply
+    return nominees, mode
+
+
+def check_image_url(url: Any) -> None:
+    """P-6: an image is an http(s) URL or a `data:image/<type>;base64,` URL; the gateway never fetches it."""
+    if not isinstance(url, str) or not IMAGE_URL_RE.match(url):
+        shown = url[:40] + "…" if isinstance(url, str) and len(url) > 40 else url
+        raise Refusal(
+            400,
+            f"an image must be an http(s) URL or a data:image/<type>;base64, URL (got {json.dumps(shown)})",
+        )
+
+
+def sse(payload: Any) -> bytes:
+    """One server-sent event carrying JSON."""
+    return b"data: " + json.dumps(payload, ensure_ascii=False).encode() + b"\n\n"

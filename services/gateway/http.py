@@ -1,0 +1,80 @@
+"""HTTP plumbing shared by every route: reading a JSON body under the H-2 rules, the access log, and the
+path clean-up the gateway routes allow (a trailing `/` is ignored)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import structlog
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from services.gateway.ask import Refusal
+
+GATEWAY_BODY_LIMIT = 20_000_000
+ADMIN_BODY_LIMIT = 1_000_000
+IMAGE_ADVICE = " Send images as http(s) URLs, or smaller images."
+
+access_log = structlog.get_logger("gateway.access")
+
+
+def too_large(size: int, limit: int, advice: str) -> Refusal:
+    return Refusal(413, f"body is {size:,} bytes; the limit is {limit:,}.{advice}")
+
+
+async def read_json_body(request: Request, limit: int, advice: str = "") -> dict[str, Any]:
+    """H-2: JSON content type (415), a sane Content-Length (400), the size limit (413, checked before reading
+    when the length is declared), a JSON object (400)."""
+    content_type = request.headers.get("content-type", "")
+    if not content_type.lower().startswith("application/json"):
+        raise Refusal(415, "send the body as JSON with Content-Type: application/json")
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise Refusal(400, "Content-Length must be a non-negative number")
+        if int(declared) > limit:
+            raise too_large(int(declared), limit, advice)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large(size, limit, advice)
+        chunks.append(chunk)
+    try:
+        body = json.loads(b"".join(chunks))
+    except ValueError:
+        raise Refusal(400, "body is not JSON") from None
+    if not isinstance(body, dict):
+        raise Refusal(400, "body must be a JSON object")
+    return body
+
+
+class AccessLog:
+    """One structured line per request: method, path (never the query string, which may carry a key), status.
+    Also starts every request with no ids bound, and drops a trailing `/` from paths (H-0)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        structlog.contextvars.clear_contextvars()
+        path = scope["path"]
+        if len(path) > 1 and path.endswith("/"):
+            scope = {**scope, "path": path.rstrip("/") or "/"}
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            access_log.info("http", method=scope["method"], path=scope["path"], status=status)

@@ -1,0 +1,46 @@
+"""The `/bench/*` routes' requests (H-G10..H-G12), checked before they are passed to the ledger. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from services.gateway.ask import Refusal
+from shared.commands import PendingRequest, RecordRequest, VerdictRequest
+
+RECORD_USAGE = "GET /bench/record?collection=bench/<name>[&task=<words in the verdicts' notes>]"
+
+
+def string_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def verdict_request(body: dict[str, Any], by: str = "local") -> VerdictRequest:
+    call = body.get("call")
+    if not isinstance(call, str) or not call.strip():
+        raise Refusal(400, '"call" must be a seat\'s call id, e.g. "p20260101-120000-ab12.member1"')
+    useful = body.get("useful")
+    if not isinstance(useful, bool):
+        raise Refusal(400, '"useful" must be true or false')
+    note = body.get("note")
+    if note is not None and not isinstance(note, str):
+        raise Refusal(400, '"note" must be text')
+    for field in ("real", "false"):
+        if body.get(field) is not None and not string_list(body[field]):
+            raise Refusal(400, f'"{field}" must be a list of strings (claims)')
+    return VerdictRequest(call=call.strip(), useful=useful, note=note, real=body.get("real"),
+                          false_claims=body.get("false"), by=by)
+
+
+def pending_request(body: dict[str, Any]) -> PendingRequest:
+    calls = body.get("calls")
+    if not string_list(calls):
+        raise Refusal(400, '"calls" must be a list of call ids (strings)')
+    return PendingRequest(calls=calls)
+
+
+def record_request(query: Mapping[str, str]) -> RecordRequest:
+    collection = query.get("collection", "")
+    if not collection:
+        raise Refusal(400, f"say which collection: {RECORD_USAGE}")
+    return RecordRequest(collection=collection, task=query.get("task", ""))

@@ -1,0 +1,53 @@
+"""`GET /v1/models` (H-G1): every collection three times, once per reply mode, with what its members
+have in common. Pure: a function of the configuration fold."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.gateway.ask import REPLY_MODES
+from shared.config_state import ConfigState
+from shared.events import CollectionSaved, ModelRegistered
+
+CAPABILITIES = ("tools", "vision", "structured_output", "reasoning")
+
+
+def together(col: CollectionSaved, state: ConfigState) -> dict[str, Any]:
+    """What the members have together: the smallest known window, the capabilities ALL of them have."""
+    models: list[ModelRegistered] = [state.models[m] for m in col.members if m in state.models]
+    windows = [m.context_window for m in models if m.context_window]
+    known = {m.alias for m in models if m.context_window}
+    capabilities = [
+        cap for cap in CAPABILITIES
+        if models and len(models) == len(col.members) and all(getattr(m, cap, None) is True for m in models)
+    ]
+    return {
+        "context_window": min(windows) if windows else None,
+        "context_unknown": [m for m in col.members if m not in known],
+        "capabilities": capabilities,
+        "connections": sorted({state.connection_of(m) for m in col.members}),
+        "limits": {},
+    }
+
+
+def model_rows(state: ConfigState) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for name in sorted(state.collections):
+        col = state.collections[name]
+        shared = {
+            "object": "model",
+            "created": 0,
+            "owned_by": "benchwarmers",
+            "description": col.description,
+            "tags": list(col.tags),
+            "members": list(col.members),
+            "shape": col.shape,
+            "explorers": state.explorer_count(len(col.members)),
+            "merger": col.merger,
+            "together": together(col, state),
+        }
+        modes = [col.reply, *(m for m in REPLY_MODES if m != col.reply)]
+        for mode in modes:
+            row_id = f"bench/{name}" if mode == col.reply else f"bench/{name}:{mode}"
+            rows.append({"id": row_id, **shared, "reply": mode})
+    return rows

@@ -1,0 +1,35 @@
+"""What a running panel tells the request that asked for it, in order: seated, each seat as it lands,
+then finished (or failed). A streamed reply writes each as it comes; a plain reply waits for the end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shared.commands import Plan
+from shared.events import SeatCompleted, SeatPlan
+
+
+@dataclass(frozen=True)
+class Seated:
+    plan: Plan
+
+
+@dataclass(frozen=True)
+class Landed:
+    seat: SeatPlan
+    done: SeatCompleted
+
+
+@dataclass(frozen=True)
+class Finished:
+    plan: Plan
+    results: dict[str, SeatCompleted]  # call id → the completion the event stream holds
+
+
+@dataclass(frozen=True)
+class Failed:
+    status: int
+    message: str
+
+
+Update = Seated | Landed | Finished | Failed

@@ -1,0 +1,248 @@
+"""A panel on the bus: plan with the seater, queue one call per seat, gather the answers as they land.
+
+Each panel runs in a task of its own, apart from the HTTP request that asked for it: a client that hangs up
+stops nothing (S-7, P-10); every seat still completes and the panel is still logged (`PanelAnswered`).
+The request reads the panel's progress from `PanelRun.updates()`.
+
+Answers arrive on a core-NATS subscription to `bench.ev.seat.<panel>.*`, opened before any call is
+queued, so the message a client sees is the very message the stream stored. A completion missed while
+the connection was down is found by looking in the stream (after a reconnect, and every
+`seat_recheck_s`). At the deadline the gateway writes the seat's error itself; the stream keeps whichever
+completion came first, and that is the one used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import structlog
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg as NatsMsg
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js.errors import NotFoundError
+
+from services.gateway.ask import Ask, Refusal
+from services.gateway.panel.calls import no_answer_error, panel_answered, seat_call, seat_failed
+from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
+from services.gateway.panel.resolve import Resolved
+from shared import bus, subjects
+from shared.commands import Plan, PlanRequest
+from shared.config_state import ConfigState
+from shared.events import SeatCompleted, SeatPlan, decode_event
+from shared.settings import GatewaySettings
+
+log = structlog.get_logger("gateway.panel")
+
+PLAN_TIMEOUT_S = 15.0
+PUBLISH_TIMEOUT_S = 10.0
+
+
+class PanelRun:
+    """One panel in flight. `updates()` yields Seated, then Landed per seat in finish order, then
+    Finished, or Failed at any point."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[Update] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+
+    def put(self, update: Update) -> None:
+        self._queue.put_nowait(update)
+
+    async def next(self) -> Update:
+        return await self._queue.get()
+
+    async def updates(self) -> AsyncIterator[Update]:
+        while True:
+            update = await self._queue.get()
+            yield update
+            if isinstance(update, Finished | Failed):
+                return
+
+
+class PanelRunner:
+    def __init__(self, nc: NATS, config: ConfigState, settings: GatewaySettings, instance: str) -> None:
+        self.nc = nc
+        self.js = nc.jetstream()
+        self.config = config
+        self.settings = settings
+        self.instance = instance
+        self.running: set[asyncio.Task[None]] = set()
+
+    def start(self, ask: Ask, resolved: Resolved) -> PanelRun:
+        run = PanelRun()
+        task = asyncio.create_task(self._run(run, ask, resolved))
+        run.task = task
+        self.running.add(task)
+        task.add_done_callback(self.running.discard)
+        return run
+
+    async def close(self, grace_s: float = 5.0) -> None:
+        """Give panels in flight a moment to finish, then stop them (their calls still complete)."""
+        if self.running:
+            _, late = await asyncio.wait(set(self.running), timeout=grace_s)
+            for task in late:
+                task.cancel()
+
+    async def _run(self, run: PanelRun, ask: Ask, resolved: Resolved) -> None:
+        try:
+            plan = await self._plan(ask, resolved)
+        except Refusal as refusal:
+            run.put(Failed(refusal.status, refusal.message))
+            return
+        except Exception as exc:
+            log.exception("panel_failed_to_seat")
+            run.put(Failed(500, f"the panel failed ({type(exc).__name__}: {exc})"))
+            return
+        structlog.contextvars.bind_contextvars(panel=plan.panel)
+        run.put(Seated(plan))
+        try:
+            results = await self._seats(run, plan, ask)
+        except Exception as exc:
+            log.exception("panel_failed")
+            run.put(Failed(500, f"the panel failed ({type(exc).__name__}: {exc})"))
+            return
+        try:
+            await bus.publish_event(self.js, panel_answered(plan, ask, resolved.panel_mode, self.instance))
+        except Exception as exc:  # the answers are in the stream already; only the log line is lost
+            log.error("panel_answered_not_recorded", error=f"{type(exc).__name__}: {exc}")
+        log.info("panel_answered", seats={c: r.status for c, r in results.items()})
+        run.put(Finished(plan, results))
+
+    async def _plan(self, ask: Ask, resolved: Resolved) -> Plan:
+        request = PlanRequest(
+            collection=resolved.name, with_=ask.with_, has_images=ask.images > 0, estimate=ask.estimate,
+            key="local", reply=resolved.panel_mode,
+        )
+        try:
+            payload = request.model_dump_json(by_alias=True).encode()
+            data = await bus.request_json(self.nc, subjects.RPC_SEATER_PLAN, payload, PLAN_TIMEOUT_S)
+        except NoRespondersError:
+            raise Refusal(503, "no seater is running, so no panel can be seated; start the stack") from None
+        except (TimeoutError, NatsTimeoutError):
+            raise Refusal(503, f"the seater did not answer within {PLAN_TIMEOUT_S:g}s; try again") from None
+        body = json.loads(data)
+        if "error" in body:  # the seater's handler raised (bus.serve_rpc)
+            raise Refusal(500, f"the panel failed (seater: {body['error'].get('message', '?')})")
+        plan = Plan.model_validate(body)
+        if plan.refusal is not None:
+            raise Refusal(plan.refusal.status, plan.refusal.message)
+        return plan
+
+    async def _seats(self, run: PanelRun, plan: Plan, ask: Ask) -> dict[str, SeatCompleted]:
+        by_call = {seat.call: seat for seat in plan.seats}
+        results: dict[str, SeatCompleted] = {}
+        inbox: asyncio.Queue[bytes] = asyncio.Queue()
+
+        async def on_msg(msg: NatsMsg) -> None:
+            inbox.put_nowait(msg.data)
+
+        def land(done: SeatCompleted) -> None:
+            seat = by_call.get(done.call)
+            if seat is None or done.call in results:
+                return
+            results[done.call] = done
+            log.info("seat_landed", call=done.call, status=done.status, seconds=done.seconds)
+            run.put(Landed(seat, done))
+
+        sub = await self.nc.subscribe(subjects.seats_of_panel(plan.panel), cb=on_msg)
+        try:
+            await self.nc.flush()
+            started = time.monotonic()
+            for failed in await self._queue_calls(plan, ask):
+                land(await self._record(failed))
+            loop = asyncio.get_running_loop()
+            end = loop.time() + self.settings.seat_deadline_s
+            next_look = loop.time() + self.settings.seat_recheck_s
+            reconnects = self.nc.stats.get("reconnects", 0)
+            while len(results) < len(by_call):
+                now = loop.time()
+                if now >= end:
+                    break
+                try:
+                    data = await asyncio.wait_for(inbox.get(), timeout=min(end - now, next_look - now, 1.0))
+                except TimeoutError:
+                    data = None
+                if data is not None:
+                    self._land_bytes(data, land)
+                    continue
+                if self.nc.stats.get("reconnects", 0) != reconnects or loop.time() >= next_look:
+                    reconnects = self.nc.stats.get("reconnects", 0)
+                    next_look = loop.time() + self.settings.seat_recheck_s
+                    for call in [c for c in by_call if c not in results]:
+                        found = await self._stored_completion(call)
+                        if found is not None:
+                            land(found)
+            while not inbox.empty():
+                self._land_bytes(inbox.get_nowait(), land)
+            late = [seat for call, seat in by_call.items() if call not in results]
+            error = no_answer_error(self.settings.seat_deadline_s)
+            for seat in late:
+                mine = seat_failed(plan, seat, ask, error, time.monotonic() - started, self.instance)
+                land(await self._record(mine))
+        finally:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        return results
+
+    @staticmethod
+    def _land_bytes(data: bytes, land: Any) -> None:
+        try:
+            event = decode_event(data)
+        except Exception as exc:
+            log.warning("seat_event_undecodable", error=str(exc)[:200])
+            return
+        if isinstance(event, SeatCompleted):
+            land(event)
+
+    async def _queue_calls(self, plan: Plan, ask: Ask) -> list[SeatCompleted]:
+        """Publish one SeatCall per seat, then wait for the acks; returns errors for seats not queued."""
+        deadline = time.time() + self.settings.seat_deadline_s
+        pending: list[tuple[SeatPlan, Any]] = []
+        failed: list[SeatCompleted] = []
+        for seat in plan.seats:
+            endpoint = self.config.endpoints.get(seat.endpoint)
+            if endpoint is None:
+                why = f"endpoint '{seat.endpoint}' is not configured on this gateway"
+                failed.append(seat_failed(plan, seat, ask, why, 0.0, self.instance))
+                continue
+            call = seat_call(plan, seat, ask, endpoint, deadline, self.settings.seat_deadline_s)
+            future = await self.js.publish_async(
+                subjects.call_subject(seat.call), call.model_dump_json().encode(),
+                headers={"Nats-Msg-Id": f"call:{seat.call}"},
+            )
+            pending.append((seat, future))
+        for seat, future in pending:
+            try:
+                await asyncio.wait_for(future, PUBLISH_TIMEOUT_S)
+            except Exception as exc:
+                log.error("seat_call_not_queued", call=seat.call, error=f"{type(exc).__name__}: {exc}")
+                why = f"the call could not be queued ({type(exc).__name__})"
+                failed.append(seat_failed(plan, seat, ask, why, 0.0, self.instance))
+        return failed
+
+    async def _stored_completion(self, call: str) -> SeatCompleted | None:
+        try:
+            raw = await self.js.get_last_msg(subjects.EVENTS_STREAM, subjects.seat_subject(call))
+        except NotFoundError:
+            return None
+        except Exception as exc:
+            log.warning("seat_lookup_failed", call=call, error=f"{type(exc).__name__}: {exc}")
+            return None
+        event = decode_event(raw.data or b"")
+        return event if isinstance(event, SeatCompleted) else None
+
+    async def _record(self, mine: SeatCompleted) -> SeatCompleted:
+        """Publish the gateway's own completion for a seat, then read back what the stream kept (a caller's
+        answer that got there first wins over ours)."""
+        try:
+            await bus.publish_event(self.js, mine)
+        except Exception as exc:
+            log.error("seat_error_not_recorded", call=mine.call, error=f"{type(exc).__name__}: {exc}")
+            return mine
+        return await self._stored_completion(mine.call) or mine

@@ -1,0 +1,1 @@
+"""The gateway's HTTP routes: thin handlers over the domain modules."""

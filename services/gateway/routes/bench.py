@@ -1,0 +1,56 @@
+"""`/bench/*` and `GET /v1/models`: verdicts, pending seats and records go to the ledger (H-G10..H-G12);
+the model list comes from the configuration fold (H-G1). Errors in OpenAI's shape (H-1)."""
+
+from __future__ import annotations
+
+import structlog
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from services.gateway.ask import Refusal
+from services.gateway.context import GatewayContext
+from services.gateway.deliver import error_response
+from services.gateway.formats import OPENAI_CHAT
+from services.gateway.http import ADMIN_BODY_LIMIT, read_json_body
+from services.gateway.ledger_api import pending_request, record_request, verdict_request
+from services.gateway.listing import model_rows
+from shared import subjects
+
+
+async def list_models(request: Request) -> Response:
+    ctx: GatewayContext = request.app.state.ctx
+    return JSONResponse({"object": "list", "data": model_rows(ctx.config)})
+
+
+async def verdict(request: Request) -> Response:
+    ctx: GatewayContext = request.app.state.ctx
+    try:
+        body = await read_json_body(request, ADMIN_BODY_LIMIT)
+        asked = verdict_request(body)
+        structlog.contextvars.bind_contextvars(call=asked.call)
+        payload = asked.model_dump_json(by_alias=True).encode()
+        reply = await ctx.ask_ledger(subjects.RPC_LEDGER_VERDICT, payload)
+    except Refusal as refusal:
+        return error_response(OPENAI_CHAT, refusal.status, refusal.message)
+    return JSONResponse({"ok": True, "recorded": reply.get("recorded")})
+
+
+async def pending(request: Request) -> Response:
+    ctx: GatewayContext = request.app.state.ctx
+    try:
+        body = await read_json_body(request, ADMIN_BODY_LIMIT)
+        asked = pending_request(body)
+        reply = await ctx.ask_ledger(subjects.RPC_LEDGER_PENDING, asked.model_dump_json().encode())
+    except Refusal as refusal:
+        return error_response(OPENAI_CHAT, refusal.status, refusal.message)
+    return JSONResponse({"pending": reply.get("pending", [])})
+
+
+async def record(request: Request) -> Response:
+    ctx: GatewayContext = request.app.state.ctx
+    try:
+        asked = record_request(request.query_params)
+        reply = await ctx.ask_ledger(subjects.RPC_LEDGER_RECORD, asked.model_dump_json().encode())
+    except Refusal as refusal:
+        return error_response(OPENAI_CHAT, refusal.status, refusal.message)
+    return JSONResponse(reply)

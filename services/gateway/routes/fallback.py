@@ -1,0 +1,33 @@
+"""What the gateway answers for a route it does not have (H-G15, H-0, H-D2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from services.gateway.deliver import error_response
+from services.gateway.formats import OPENAI_CHAT
+
+OLLAMA_ROUTES = ("/api/chat", "/api/generate", "/api/tags", "/api/version", "/api/show")
+GATEWAY_PREFIXES = ("/v1/", "/v1beta/", "/bench/")
+
+
+def is_gateway_path(path: str) -> bool:
+    return path.startswith(GATEWAY_PREFIXES) or path in OLLAMA_ROUTES or path in ("/mcp", "/v1/mcp")
+
+
+def not_found(request: Request, get_routes: Iterable[str], post_routes: Iterable[str]) -> Response:
+    """Unknown admin path → `{"ok": false, "errors": ["unknown endpoint"]}`; otherwise the OpenAI error
+    listing the routes of the method asked (GET or POST); any other method → 501."""
+    method = request.method
+    if method not in ("GET", "HEAD", "POST"):
+        return error_response(OPENAI_CHAT, 501, f"{method} is not supported; use GET or POST")
+    path = request.url.path
+    if path.startswith("/api/") and not is_gateway_path(path):
+        return JSONResponse({"ok": False, "errors": ["unknown endpoint"]}, status_code=404)
+    routes = sorted(post_routes if method == "POST" else get_routes)
+    verb = "POST" if method == "POST" else "GET"
+    listing = "\n".join(f"- {verb} {route}" for route in routes)
+    return error_response(OPENAI_CHAT, 404, f"no route {verb} {path}. The {verb} routes are:\n{listing}")

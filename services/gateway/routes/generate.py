@@ -1,0 +1,58 @@
+"""The generation routes of every format: body → Ask → collection and reply mode → the mode's handler.
+
+Reply modes plug in here: `MODES` maps a mode to the coroutine that answers it. `all` runs a panel; a mode
+not (yet) in the table is refused with 501 naming what does work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from services.gateway.ask import Ask, Refusal
+from services.gateway.context import GatewayContext
+from services.gateway.deliver import answer_streamed, answer_whole, error_response
+from services.gateway.formats.base import Format
+from services.gateway.http import GATEWAY_BODY_LIMIT, IMAGE_ADVICE, read_json_body
+from services.gateway.panel.present import AllMode
+from services.gateway.panel.resolve import Resolved, refuse_agentic
+
+ModeHandler = Callable[[GatewayContext, Format, Ask, Resolved], Awaitable[Response]]
+
+
+async def answer_all(ctx: GatewayContext, fmt: Format, ask: Ask, resolved: Resolved) -> Response:
+    """P-2..P-14: every seat's answer side by side."""
+    run = ctx.panels.start(ask, resolved)
+    if ask.stream:
+        settings = ctx.settings
+        return await answer_streamed(fmt, ask, resolved.canonical, run, AllMode(), settings.stream_grace_s,
+                                     settings.keepalive_s)
+    return await answer_whole(fmt, ask, run, AllMode())
+
+
+MODES: dict[str, ModeHandler] = {"all": answer_all}
+
+
+def generation_endpoint(fmt: Format) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        ctx: GatewayContext = request.app.state.ctx
+        try:
+            body = await read_json_body(request, GATEWAY_BODY_LIMIT, IMAGE_ADVICE)
+            ask = fmt.parse(body, request.path_params)
+            resolved = await ctx.resolve(ask)
+            refuse_agentic(ask, resolved)
+            handler = MODES.get(resolved.mode)
+            if handler is None:
+                raise Refusal(
+                    501,
+                    f"{resolved.mode} replies are not available on this gateway yet; ask for "
+                    f"{resolved.canonical}:all for every answer side by side",
+                )
+        except Refusal as refusal:
+            return error_response(fmt, refusal.status, refusal.message)
+        return await handler(ctx, fmt, ask, resolved)
+
+    endpoint.__name__ = f"generate_{fmt.name}"
+    return endpoint

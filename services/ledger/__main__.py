@@ -1,0 +1,81 @@
+"""`python -m services.ledger`: run the ledger. `python -m services.ledger rebuild`: rebuild it offline.
+
+The offline rebuild is for when no ledger runs (DuckDB lets one process hold the file; a running ledger
+is rebuilt with `bench ledger rebuild` instead, and this command refuses while it holds the file).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+
+from nats.aio.client import Client as NATS
+
+from services.ledger import rpc
+from services.ledger.ledger import REBUILD_WAIT_S, Ledger
+from services.ledger.store import LedgerFileBusy, discard
+from shared import bus
+from shared.logging import setup_logging
+from shared.runtime import serve
+from shared.settings import LedgerSettings, instance_name
+
+
+async def run(settings: LedgerSettings) -> None:
+    async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
+        ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max)
+        await ledger.start()
+        subs = await rpc.serve(nc, ledger)
+
+        async def stop() -> None:
+            for sub in subs:
+                await sub.unsubscribe()
+            await ledger.stop()
+
+        return stop
+
+    await serve("ledger", instance_name("ledger"), settings, start)
+
+
+async def rebuild_offline(settings: LedgerSettings) -> dict[str, object]:
+    """Replay the whole stream into a new file, then close it."""
+    path = settings.database()
+    discard(path)  # refuses (LedgerFileBusy) while a ledger holds the file
+    nc = await bus.connect(settings.nats_url, instance_name("ledger-rebuild"))
+    try:
+        js = nc.jetstream()
+        await bus.provision(js, settings.replicas)
+        ledger = Ledger(js, path, settings.batch_max)
+        await ledger.start()
+        try:
+            started = asyncio.get_running_loop().time()
+            await ledger.caught_up(await ledger.stream_last_seq(), REBUILD_WAIT_S)
+            counts = await ledger.status()
+            seconds = round(asyncio.get_running_loop().time() - started, 3)
+            return {"ok": True, "events": counts["rows"]["events_applied"], "seconds": seconds}
+        finally:
+            await ledger.stop()
+    finally:
+        await nc.close()
+
+
+def main(argv: list[str]) -> int:
+    settings = LedgerSettings()
+    setup_logging("ledger", settings.log_level)
+    if argv[:1] == ["rebuild"]:
+        try:
+            print(json.dumps(asyncio.run(rebuild_offline(settings))))
+        except LedgerFileBusy as exc:
+            print(f"a ledger is running ({exc}); rebuild it with `bench ledger rebuild`", file=sys.stderr)
+            return 2
+        return 0
+    if argv:
+        print("usage: python -m services.ledger [rebuild]", file=sys.stderr)
+        return 2
+    asyncio.run(run(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

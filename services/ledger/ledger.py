@@ -1,0 +1,219 @@
+"""The ledger at work: follow the stream into the store, answer only once caught up, rebuild by replay.
+
+Every answer waits until the fold has applied everything the stream held when the question came (its
+last sequence, read from JetStream), so a verdict sent right after a reply always finds its seat. Reads
+and rebuilds share one gate: a rebuild closes the door, waits for reads in progress, swaps the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import structlog
+from nats.js import JetStreamContext
+
+from services.ledger import offloads
+from services.ledger.fold import fold_batch
+from services.ledger.follower import Follower
+from services.ledger.store import Store, discard
+from shared import bus, subjects
+from shared.commands import VerdictRequest
+from shared.events import EventBase, decode_event
+from shared.ids import utcnow
+
+log = structlog.get_logger("ledger")
+
+T = TypeVar("T")
+
+ANSWER_WAIT_S = 8.0
+REBUILD_WAIT_S = 3600.0
+RETRY_S = 1.0
+
+
+class Behind(Exception):
+    """The fold has not reached the sequence a question needs within the wait."""
+
+
+class Ledger:
+    def __init__(self, js: JetStreamContext, path: Path, batch_max: int) -> None:
+        self.js = js
+        self.path = path
+        self.batch_max = batch_max
+        self.store: Store | None = None
+        self.position = 0
+        self._changed = asyncio.Condition()
+        self._open = asyncio.Event()
+        self._readers = 0
+        self._follower: Follower | None = None
+        self._fold_task: asyncio.Task[None] | None = None
+        self._verdicts = asyncio.Lock()
+        self._rebuilds = asyncio.Lock()
+
+    # ------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        self.store = await asyncio.to_thread(Store, self.path)
+        self.position = await asyncio.to_thread(self.store.position)
+        log.info("ledger_opened", path=str(self.path), seq=self.position)
+        await self._follow()
+        self._open.set()
+
+    async def stop(self) -> None:
+        self._open.clear()
+        await self._unfollow()
+        await self._no_readers()
+        if self.store is not None:
+            await asyncio.to_thread(self.store.close)
+            self.store = None
+
+    async def _follow(self) -> None:
+        assert self.store is not None
+        self._follower = Follower(self.js, self.batch_max)
+        await self._follower.start(self.position + 1)
+        self._fold_task = asyncio.create_task(self._fold_loop(self._follower, self.store))
+
+    async def _unfollow(self) -> None:
+        if self._follower is not None:
+            await self._follower.stop()
+            self._follower = None
+        if self._fold_task is not None:
+            self._fold_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._fold_task
+            self._fold_task = None
+
+    # ------------------------------------------------------------ the fold
+
+    async def _fold_loop(self, follower: Follower, store: Store) -> None:
+        while True:
+            batch = [(seq, data) for seq, data in await follower.next_batch() if seq > self.position]
+            if not batch:
+                continue
+            if batch[0][0] != self.position + 1:
+                log.warning("sequence_gap", after=self.position, next=batch[0][0])
+            while True:
+                # A batch being written finishes even when the loop is cancelled: its position then
+                # matches its rows, whatever stops next.
+                work = asyncio.ensure_future(asyncio.to_thread(self._apply, store, batch))
+                try:
+                    await asyncio.shield(work)
+                    break
+                except asyncio.CancelledError:
+                    with contextlib.suppress(Exception):
+                        await work
+                    raise
+                except Exception:
+                    log.exception("fold_failed", first=batch[0][0], last=batch[-1][0])
+                    await asyncio.sleep(RETRY_S)
+            async with self._changed:
+                self.position = batch[-1][0]
+                self._changed.notify_all()
+
+    @staticmethod
+    def _apply(store: Store, batch: list[tuple[int, bytes]]) -> None:
+        started = time.perf_counter()
+        events: list[tuple[int, EventBase]] = []
+        for seq, data in batch:
+            try:
+                events.append((seq, decode_event(data)))
+            except ValueError as exc:  # a newer schema: skip it, do not stop the fold
+                log.warning("event_undecodable", seq=seq, error=str(exc)[:200])
+        store.apply(fold_batch(events), batch[-1][0])
+        log.debug(
+            "batch_applied", first=batch[0][0], last=batch[-1][0], events=len(batch),
+            seconds=round(time.perf_counter() - started, 4),
+        )
+
+    # ------------------------------------------------------------ waiting and reading
+
+    async def stream_last_seq(self) -> int:
+        info = await self.js.stream_info(subjects.EVENTS_STREAM)
+        return int(info.state.last_seq)
+
+    async def caught_up(self, seq: int, wait_s: float = ANSWER_WAIT_S) -> None:
+        try:
+            async with self._changed:
+                await asyncio.wait_for(self._changed.wait_for(lambda: self.position >= seq), wait_s)
+        except TimeoutError:
+            where = f"at {self.position} of {seq}"
+            raise Behind(f"the ledger is still folding the event stream ({where})") from None
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(store, *args)` in a thread, once the fold holds everything the stream held when asked."""
+        target = await self.stream_last_seq()
+        end = time.monotonic() + ANSWER_WAIT_S
+        while not (self._open.is_set() and self.position >= target):
+            left = end - time.monotonic()
+            try:
+                await asyncio.wait_for(self._open.wait(), max(left, 0.001))
+            except TimeoutError:
+                raise Behind("the ledger is being rebuilt") from None
+            await self.caught_up(target, max(end - time.monotonic(), 0.001))
+        self._readers += 1
+        try:
+            return await asyncio.to_thread(fn, self.store, *args)
+        finally:
+            async with self._changed:
+                self._readers -= 1
+                self._changed.notify_all()
+
+    async def _no_readers(self) -> None:
+        async with self._changed:
+            await self._changed.wait_for(lambda: self._readers == 0)
+
+    # ------------------------------------------------------------ answers
+
+    async def verdict(self, req: VerdictRequest) -> offloads.Decision:
+        """Decide (H-G10) and, when something changes, publish the verdict and wait until it is folded.
+
+        Verdicts are taken one at a time, so two at once on one call are judged one after the other.
+        """
+        async with self._verdicts:
+            seat, stored = await self.read(Store.verdict_facts, req.call)
+            decision = offloads.decide_verdict(req, seat, stored, utcnow())
+            if isinstance(decision, offloads.Record):
+                seq = await bus.publish_event(self.js, decision.event)
+                await self.caught_up(seq)
+                log.info("verdict_recorded", call=req.call, useful=req.useful, seq=seq)
+            return decision
+
+    async def pending(self, calls: list[str]) -> list[str]:
+        known = await self.read(Store.pending_facts, calls)
+        return offloads.pending(calls, known)
+
+    async def record(self, collection: str, task: str) -> dict[str, dict[str, Any]]:
+        judged = await self.read(Store.judged, collection)
+        return offloads.tally(judged, collection, task)
+
+    async def status(self) -> dict[str, Any]:
+        rows = await self.read(Store.counts)
+        return {"seq": self.position, "rows": rows}
+
+    async def rebuild(self) -> dict[str, Any]:
+        """Drop the file and fold the stream again from sequence 1 (`bench ledger rebuild`)."""
+        async with self._rebuilds:
+            started = time.monotonic()
+            target = await self.stream_last_seq()
+            self._open.clear()
+            try:
+                await self._unfollow()
+                await self._no_readers()
+                if self.store is not None:
+                    await asyncio.to_thread(self.store.close)
+                    self.store = None
+                await asyncio.to_thread(discard, self.path)
+                self.store = await asyncio.to_thread(Store, self.path)
+                self.position = 0
+                await self._follow()
+            finally:
+                self._open.set()
+            await self.caught_up(target, REBUILD_WAIT_S)
+            counts = await self.read(Store.counts)
+            seconds = round(time.monotonic() - started, 3)
+            log.info("ledger_rebuilt", events=counts["events_applied"], seconds=seconds)
+            return {"ok": True, "events": counts["events_applied"], "seconds": seconds}

@@ -1,0 +1,102 @@
+"""The ledger's request/reply subjects (queue group `ledger`): decode, ask the ledger, encode.
+
+Failures answer `{"ok": false, "error": {"status", "message"}}` with an HTTP-like status the gateway
+passes on: 400 for a body that is not the command, 404 for an unknown call, 503 while the ledger is
+still folding (or rebuilding) past the wait.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+from nats.aio.client import Client as NATS
+from pydantic import BaseModel, ValidationError
+
+from services.ledger import offloads
+from services.ledger.ledger import Behind, Ledger
+from shared import bus, subjects
+from shared.commands import (
+    PendingReply,
+    PendingRequest,
+    RecordReply,
+    RecordRequest,
+    RpcError,
+    VerdictReply,
+    VerdictRequest,
+)
+
+
+def failure(status: int, message: str) -> bytes:
+    return json.dumps({"ok": False, "error": {"status": status, "message": message}}).encode()
+
+
+def bad_request(exc: ValidationError) -> bytes:
+    errors = exc.errors()
+    if not errors:
+        return failure(400, "invalid request")
+    where = ".".join(str(p) for p in errors[0]["loc"]) or "body"
+    return failure(400, f"{where}: {errors[0]['msg']}")
+
+
+def _dump(model: BaseModel) -> bytes:
+    return model.model_dump_json(by_alias=True).encode()
+
+
+class Handlers:
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    async def verdict(self, data: bytes) -> bytes:
+        req = VerdictRequest.model_validate_json(data, strict=True)
+        if not req.call.strip():
+            return failure(400, '"call" must be a call id')
+        with structlog.contextvars.bound_contextvars(call=req.call):
+            decision = await self.ledger.verdict(req)
+        if isinstance(decision, offloads.NotFound):
+            error = RpcError(status=decision.status, message=decision.message)
+            return _dump(VerdictReply(ok=False, error=error))
+        return _dump(VerdictReply(ok=True, recorded=decision.entry))
+
+    async def pending(self, data: bytes) -> bytes:
+        req = PendingRequest.model_validate_json(data, strict=True)
+        return _dump(PendingReply(pending=await self.ledger.pending(req.calls)))
+
+    async def record(self, data: bytes) -> bytes:
+        req = RecordRequest.model_validate_json(data, strict=True)
+        aliases = await self.ledger.record(req.collection, req.task)
+        return _dump(RecordReply(collection=req.collection, task=req.task, aliases=aliases))
+
+    async def rebuild(self, data: bytes) -> bytes:
+        return json.dumps(await self.ledger.rebuild()).encode()
+
+    async def status(self, data: bytes) -> bytes:
+        return json.dumps(await self.ledger.status()).encode()
+
+
+def guarded(handler: Callable[[bytes], Awaitable[bytes]]) -> Callable[[bytes], Awaitable[bytes]]:
+    """Map a malformed body to 400 and a ledger that is behind to 503; anything else stays a 500."""
+
+    async def run(data: bytes) -> bytes:
+        try:
+            return await handler(data)
+        except ValidationError as exc:
+            return bad_request(exc)
+        except Behind as exc:
+            return failure(503, str(exc))
+
+    return run
+
+
+async def serve(nc: NATS, ledger: Ledger) -> list[Any]:
+    h = Handlers(ledger)
+    routes = {
+        subjects.RPC_LEDGER_VERDICT: h.verdict,
+        subjects.RPC_LEDGER_PENDING: h.pending,
+        subjects.RPC_LEDGER_RECORD: h.record,
+        subjects.RPC_LEDGER_REBUILD: h.rebuild,
+        subjects.RPC_LEDGER_STATUS: h.status,
+    }
+    return [await bus.serve_rpc(nc, subj, subjects.LEDGER_QUEUE, guarded(fn)) for subj, fn in routes.items()]

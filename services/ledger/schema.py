@@ -1,0 +1,130 @@
+"""The ledger's DuckDB tables: typed columns, keys, and how a batch's rows meet the rows already there.
+
+Each table's columns follow its row type in `fold` (checked at import), so the mapping and the schema
+cannot drift apart. `ledger_position` holds the last stream sequence applied; it is written in the same
+transaction as the rows, so a crash never applies a batch twice or loses one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from services.ledger import fold
+
+POSITION_TABLE = "ledger_position"
+POSITION_DDL = f"CREATE TABLE IF NOT EXISTS {POSITION_TABLE} (stream VARCHAR PRIMARY KEY, seq BIGINT)"
+
+# strict: a key already present is a bug (each stream sequence is applied once), so the insert fails.
+# first:  the first row for a key wins (`INSERT OR IGNORE`): a seat completed twice is stored once.
+# fill:   a key's columns keep their first non-null value (a panel seated, then answered).
+Merge = Literal["strict", "first", "fill"]
+
+SEAT_PLAN = (
+    "STRUCT(call VARCHAR, seat VARCHAR, alias VARCHAR, served VARCHAR, endpoint VARCHAR, connection VARCHAR)"
+    "[]"
+)
+SKIP = "STRUCT(seat VARCHAR, alias VARCHAR, why VARCHAR)[]"
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    rows_attr: str  # the `fold.Rows` field holding this table's rows
+    row: type[tuple[Any, ...]]
+    columns: dict[str, str]  # column → DuckDB type, in the row type's order
+    key: tuple[str, ...]
+    merge: Merge
+
+    def __post_init__(self) -> None:
+        fields = getattr(self.row, "_fields", ())
+        if tuple(self.columns) != tuple(fields):
+            raise ValueError(f"{self.name}: columns {list(self.columns)} differ from {self.row.__name__}")
+
+    @property
+    def stage(self) -> str:
+        """A temporary table of the same shape that a batch is appended to before it is merged."""
+        return f"stage_{self.name}"
+
+    def create_sql(self) -> str:
+        cols = ", ".join(f'"{name}" {kind}' for name, kind in self.columns.items())
+        return f"CREATE TABLE IF NOT EXISTS {self.name} ({cols}, PRIMARY KEY ({', '.join(self.key)}))"
+
+    def merge_sql(self) -> str:
+        """The statement that moves the staged rows into the table (not used for `strict` tables)."""
+        if self.merge == "first":
+            return f"INSERT OR IGNORE INTO {self.name} SELECT * FROM {self.stage}"
+        sets = ", ".join(
+            f'"{c}" = coalesce({self.name}."{c}", excluded."{c}")' for c in self.columns if c not in self.key
+        )
+        return (
+            f"INSERT INTO {self.name} SELECT * FROM {self.stage} "
+            f"ON CONFLICT ({', '.join(self.key)}) DO UPDATE SET {sets}"
+        )
+
+    def rows_of(self, rows: fold.Rows) -> Sequence[tuple[Any, ...]]:
+        held = getattr(rows, self.rows_attr)
+        return list(held.values()) if isinstance(held, dict) else held
+
+
+EVENTS = Table(
+    "events_applied", "events", fold.EventRow,
+    {"seq": "BIGINT", "id": "VARCHAR", "type": "VARCHAR", "at": "TIMESTAMPTZ", "by": "VARCHAR"},
+    key=("seq",), merge="strict",
+)
+
+PANELS = Table(
+    "panels", "panels", fold.PanelRow,
+    {
+        "panel": "VARCHAR", "at": "TIMESTAMPTZ", "collection": "VARCHAR", "shape": "VARCHAR",
+        "shape_by": "VARCHAR", "key": "VARCHAR", "seats": SEAT_PLAN, "skipped": SKIP,
+        "answered_at": "TIMESTAMPTZ", "reply": "VARCHAR", "system": "VARCHAR", "prompt": "VARCHAR",
+        "calls": "VARCHAR[]", "note": "VARCHAR",
+    },
+    key=("panel",), merge="fill",
+)
+
+SEATS = Table(
+    "seats", "seats", fold.SeatRow,
+    {
+        "call": "VARCHAR", "seq": "BIGINT", "event": "VARCHAR", "at": "TIMESTAMPTZ", "panel": "VARCHAR",
+        "seat": "VARCHAR", "alias": "VARCHAR", "served": "VARCHAR", "endpoint": "VARCHAR",
+        "connection": "VARCHAR", "collection": "VARCHAR", "task": "VARCHAR", "purpose": "VARCHAR",
+        "status": "VARCHAR", "seconds": "DOUBLE", "answer": "VARCHAR", "error": "VARCHAR",
+        "http_status": "INTEGER", "attempts": "INTEGER", "tokens_in": "BIGINT", "tokens_out": "BIGINT",
+        "reasoning": "BIGINT", "cached": "BIGINT", "estimated": "BOOLEAN", "caller": "VARCHAR",
+    },
+    key=("call",), merge="first",
+)
+
+VERDICTS = Table(
+    "verdicts", "verdicts", fold.VerdictRow,
+    {
+        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "by": "VARCHAR", "call": "VARCHAR",
+        "alias": "VARCHAR", "useful": "BOOLEAN", "note": "VARCHAR", "real_claims": "VARCHAR[]",
+        "false_claims": "VARCHAR[]",
+    },
+    key=("id",), merge="first",
+)
+
+CONFIG_CHANGES = Table(
+    "config_changes", "config_changes", fold.ConfigRow,
+    {
+        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "by": "VARCHAR", "type": "VARCHAR",
+        "name": "VARCHAR", "change": "JSON",
+    },
+    key=("id",), merge="first",
+)
+
+COOLDOWNS = Table(
+    "cooldowns", "cooldowns", fold.CooldownRow,
+    {
+        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "alias": "VARCHAR", "connection": "VARCHAR",
+        "until": "TIMESTAMPTZ", "why": "VARCHAR",
+    },
+    key=("id",), merge="first",
+)
+
+TABLES: tuple[Table, ...] = (EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS)
+ALL_TABLE_NAMES: tuple[str, ...] = (*(t.name for t in TABLES), POSITION_TABLE)

@@ -1,0 +1,1 @@
+"""The prober: the scheduler (off by default); later health and perf probes, auto-retire, onboarding."""

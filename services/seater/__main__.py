@@ -1,0 +1,30 @@
+"""`python -m services.seater`: one seater process on the bus."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from nats.aio.client import Client as NATS
+
+from services.seater.service import Seater
+from shared.logging import setup_logging
+from shared.runtime import serve
+from shared.settings import SeaterSettings, instance_name
+
+
+def main() -> None:
+    settings = SeaterSettings()
+    setup_logging("seater", settings.log_level)
+    instance = instance_name("seater")
+
+    async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
+        seater = Seater(nc, instance)
+        await seater.start()
+        return seater.stop
+
+    asyncio.run(serve("seater", instance, settings, start))
+
+
+if __name__ == "__main__":
+    main()

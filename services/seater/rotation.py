@@ -1,0 +1,130 @@
+"""Rotation state: when each model last sat, who is resting, and how its verdicts went. Pure: no I/O.
+
+Folded from `PanelSeated`, `SeatCompleted`, `VerdictRecorded` and `CooldownStarted`, so a restarted seater
+rebuilds exactly what the old one knew. A plan counts as a seat the moment it is made: the seater *holds*
+its seats under the panel id until its own `PanelSeated` comes back through the projection, so consecutive
+panels rotate even before the stream has echoed the first one, and a hold never outlives its event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from shared.events import CooldownStarted, EventBase, PanelSeated, SeatCompleted, VerdictRecorded
+
+# Sorts before every real seat time: a model never seated is the stalest of all.
+NEVER = datetime.min.replace(tzinfo=UTC)
+
+# Seats that are offloads (SPEC C-13) but are not planned in a `PanelSeated`; panel seats count at the plan.
+UNPLANNED_SEATS = ("merger", "route")
+
+
+def as_utc(when: datetime) -> datetime:
+    """Times on the bus are UTC; a naive one is read as UTC so comparisons never mix kinds."""
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def panel_of(call: str) -> str:
+    """`<panel>.member1` → `<panel>` (route calls `<conv>.1` give the conversation id)."""
+    return call.rsplit(".", 1)[0]
+
+
+@dataclass
+class Tally:
+    judged: int = 0
+    useful: int = 0
+
+    @property
+    def ratio(self) -> float:
+        return self.useful / self.judged if self.judged else 0.0
+
+    def add(self, useful: bool, sign: int) -> None:
+        self.judged += sign
+        self.useful += sign if useful else 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    alias: str
+    shape: str
+    useful: bool
+
+
+@dataclass
+class Rotation:
+    seated: dict[str, datetime] = field(default_factory=dict)  # alias → latest seat time
+    cooling_until: dict[str, datetime] = field(default_factory=dict)
+    panel_shapes: dict[str, str] = field(default_factory=dict)  # panel → shape, to place verdicts
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # call → its latest verdict (C-13)
+    overall: dict[str, Tally] = field(default_factory=dict)
+    by_shape: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    holds: dict[str, tuple[datetime, frozenset[str]]] = field(default_factory=dict)  # panel → planned seats
+    seq: int = 0
+
+    # ------------------------------------------------------------ fold
+
+    def apply(self, event: EventBase, seq: int = 0) -> None:
+        if seq and seq <= self.seq:
+            return
+        if isinstance(event, PanelSeated):
+            self.panel_shapes[event.panel] = event.shape
+            self._seat((s.alias for s in event.seats), as_utc(event.at))
+            self.holds.pop(event.panel, None)
+        elif isinstance(event, SeatCompleted) and event.purpose in UNPLANNED_SEATS:
+            self._seat([event.alias], as_utc(event.at))
+        elif isinstance(event, VerdictRecorded):
+            self._judge(event)
+        elif isinstance(event, CooldownStarted):
+            until = as_utc(event.until)
+            if until > self.cooling_until.get(event.alias, NEVER):
+                self.cooling_until[event.alias] = until
+        if seq:
+            self.seq = seq
+
+    def _seat(self, aliases: Iterable[str], at: datetime) -> None:
+        # The latest time wins, so folding the same panel twice (our hold, then its echo) changes nothing.
+        for alias in aliases:
+            if at > self.seated.get(alias, NEVER):
+                self.seated[alias] = at
+
+    def _judge(self, event: VerdictRecorded) -> None:
+        """A later verdict on a call supersedes the earlier one (readers keep the last line per call)."""
+        before = self.verdicts.get(event.call)
+        if before is not None:
+            self._count(before, -1)
+        now = Verdict(event.alias, self.panel_shapes.get(panel_of(event.call), ""), event.useful)
+        self.verdicts[event.call] = now
+        self._count(now, +1)
+
+    def _count(self, verdict: Verdict, sign: int) -> None:
+        self.overall.setdefault(verdict.alias, Tally()).add(verdict.useful, sign)
+        self.by_shape.setdefault((verdict.alias, verdict.shape), Tally()).add(verdict.useful, sign)
+
+    # ------------------------------------------------------------ holds (plans not yet echoed)
+
+    def hold(self, panel: str, aliases: Iterable[str], at: datetime) -> None:
+        self.holds[panel] = (as_utc(at), frozenset(aliases))
+
+    def release(self, panel: str) -> None:
+        """Forget a plan that never reached the stream (its `PanelSeated` could not be published)."""
+        self.holds.pop(panel, None)
+
+    # ------------------------------------------------------------ reads
+
+    def last_seat(self, alias: str) -> datetime:
+        """When the model last sat, counting held plans; `NEVER` when it never did."""
+        last = self.seated.get(alias, NEVER)
+        for at, aliases in self.holds.values():
+            if alias in aliases and at > last:
+                last = at
+        return last
+
+    def cooling(self, alias: str, now: datetime) -> bool:
+        return self.cooling_until.get(alias, NEVER) > as_utc(now)
+
+    def useful(self, alias: str, shape: str | None = None) -> Tally:
+        """Verdict counts for a model, overall or on one shape."""
+        tally = self.overall.get(alias) if shape is None else self.by_shape.get((alias, shape))
+        return tally or Tally()

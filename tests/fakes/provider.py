@@ -1,0 +1,439 @@
+"""A fake OpenAI-compatible provider, run as its own process so tests and benchmarks talk real HTTP.
+
+    python -m tests.fakes.provider --port 8999 --models '{"m-a": {"latency_ms": 50}}'
+
+Each served model has a behaviour (see `BEHAVIOURS`); tests change it at run time over the admin routes
+under `/_fake/` through `FakeProvider`. Chat requests are recorded in memory (the last `LOG_CAP`).
+Header names in the request log are lower-cased.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+LOG_CAP = 10_000
+BEHAVIOURS = (
+    "ok",  # answer "<model> says: <first 60 chars of the last user message>" unless `answer` is set
+    "rate_limit",  # 429 with retry-after and x-ratelimit-* headers, OpenAI's error body
+    "error_500",  # 500 with an OpenAI error body
+    "hang",  # accept and never answer
+    "empty",  # an empty answer that stopped normally
+    "empty_length",  # an empty answer cut by the token limit (finish_reason "length")
+    "error_in_200",  # 200 whose body is an error object
+    "midstream_error",  # streams some text, then an error chunk, then the stream ends without [DONE]
+    "cut",  # streams some text, then the connection ends without a finish_reason or [DONE]
+    "notice",  # a short reply that is really a provider notice
+    "echo_auth",  # 401 whose error body echoes the Authorization header (a provider that leaks the key)
+    "reasoning",  # reasoning_content deltas before the answer, with reasoning_tokens in usage
+    "tools",  # a tool call assembled from several argument deltas, finish_reason "tool_calls"
+    "refuse_stream_options",  # 400 "stream_options is not supported" when asked for them, else `ok`
+    "redirect",  # 307 to another URL (a client must not follow it: it would carry the key)
+)
+NOTICE = "You have run out of credits, upgrade your plan"
+DEFAULTS: dict[str, Any] = {
+    "behaviour": "ok", "latency_ms": 0, "answer": None, "retry_after": 1, "times": None,
+}
+
+
+# ---------------------------------------------------------------- the server
+
+
+class State:
+    """Per-model settings and the request log, held by the server process."""
+
+    def __init__(self, models: dict[str, dict[str, Any]]) -> None:
+        self.models: dict[str, dict[str, Any]] = {}
+        for name, cfg in models.items():
+            self.set_model(name, cfg)
+        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_CAP)
+
+    def set_model(self, name: str, cfg: dict[str, Any]) -> None:
+        behaviour = cfg.get("behaviour", "ok")
+        if behaviour not in BEHAVIOURS:
+            raise ValueError(f"unknown behaviour {behaviour!r}; one of {', '.join(BEHAVIOURS)}")
+        self.models[name] = {**DEFAULTS, **cfg}
+
+    def behaviour_for(self, name: str) -> dict[str, Any]:
+        """The model's settings for this request; a `times`-limited behaviour reverts to `ok` when used up."""
+        cfg = self.models.get(name)
+        if cfg is None:
+            return dict(DEFAULTS)
+        current = dict(cfg)
+        if cfg["times"] is not None:
+            if cfg["times"] <= 0:
+                current["behaviour"] = "ok"
+            else:
+                cfg["times"] -= 1
+        return current
+
+
+def last_user_text(messages: list[dict[str, Any]]) -> str:
+    for msg in reversed(messages):
+        if msg.get("role") == "user":
+            content = msg.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def answer_text(model: str, cfg: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+    if cfg["behaviour"] in ("empty", "empty_length", "tools"):
+        return ""
+    if cfg["behaviour"] == "notice":
+        return NOTICE
+    if cfg["answer"] is not None:
+        return str(cfg["answer"])
+    return f"{model} says: {last_user_text(messages)[:60]}"
+
+
+def usage_of(messages: list[dict[str, Any]], answer: str, reasoning: int = 0) -> dict[str, Any]:
+    prompt = max(1, len(json.dumps(messages)) // 4)
+    completion = len(answer) // 4 + (1 if answer else 0) + reasoning
+    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                             "total_tokens": prompt + completion}
+    if reasoning:
+        usage["completion_tokens_details"] = {"reasoning_tokens": reasoning}
+    return usage
+
+
+def error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def rate_limit_reply(model: str, retry_after: float) -> web.Response:
+    wait = f"{retry_after:g}s"
+    message = (f"Rate limit reached for {model} in organization org-fake on requests per min (RPM): "
+               f"Limit 30, Used 30, Requested 1. Please try again in {wait}.")
+    headers = {
+        "retry-after": f"{retry_after:g}",
+        "x-ratelimit-limit-requests": "30",
+        "x-ratelimit-remaining-requests": "0",
+        "x-ratelimit-reset-requests": wait,
+    }
+    body = error_body(message, "requests", "rate_limit_exceeded")
+    return web.json_response(body, status=429, headers=headers)
+
+
+def failure_reply(
+    model: str, cfg: dict[str, Any], request: web.Request, body: dict[str, Any]
+) -> web.Response | None:
+    """The reply for behaviours that fail before any answer; None when the model answers."""
+    behaviour = cfg["behaviour"]
+    if behaviour == "rate_limit":
+        return rate_limit_reply(model, float(cfg["retry_after"]))
+    if behaviour == "error_500":
+        return web.json_response(error_body("The server had an error while processing your request.",
+                                            "server_error"), status=500)
+    if behaviour == "echo_auth":
+        seen = request.headers.get("Authorization", "")
+        return web.json_response(error_body(f"Incorrect API key provided: {seen}", "invalid_request_error",
+                                             "invalid_api_key"), status=401)
+    if behaviour == "refuse_stream_options" and "stream_options" in body:
+        return web.json_response(error_body("stream_options is not supported", "invalid_request_error"),
+                                 status=400)
+    if behaviour == "redirect":
+        return web.json_response(error_body("moved", "redirect"), status=307,
+                                 headers={"Location": "http://127.0.0.1:9/v1/chat/completions"})
+    if behaviour == "error_in_200":
+        return web.json_response(error_body("Upstream model failed to produce a response", "upstream_error"))
+    return None
+
+
+def completion_id() -> str:
+    return f"chatcmpl-fake{time.monotonic_ns():x}"
+
+
+def tool_call_deltas() -> list[dict[str, Any]]:
+    head = {"index": 0, "id": "call_fake1", "type": "function",
+            "function": {"name": "lookup", "arguments": ""}}
+    parts = ['{"q": ', '"weather', ' in Oslo"}']
+    return [head] + [{"index": 0, "function": {"arguments": p}} for p in parts]
+
+
+def plain_reply(model: str, cfg: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    text = answer_text(model, cfg, messages)
+    reasoning = "Thinking it over." if cfg["behaviour"] == "reasoning" else ""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    finish = "length" if cfg["behaviour"] == "empty_length" else "stop"
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    if cfg["behaviour"] == "tools":
+        message["content"] = None
+        message["tool_calls"] = [{"id": "call_fake1", "type": "function",
+                                  "function": {"name": "lookup", "arguments": '{"q": "weather in Oslo"}'}}]
+        finish = "tool_calls"
+    return {
+        "id": completion_id(), "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage_of(messages, text, 4 if reasoning else 0),
+    }
+
+
+def split_text(text: str, pieces: int = 3) -> list[str]:
+    if not text:
+        return []
+    size = max(1, -(-len(text) // pieces))
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class ChunkWriter:
+    """Writes OpenAI `chat.completion.chunk` SSE frames for one streamed reply."""
+
+    def __init__(self, resp: web.StreamResponse, model: str) -> None:
+        self.resp, self.model, self.id, self.created = resp, model, completion_id(), int(time.time())
+
+    async def frame(self, payload: dict[str, Any]) -> None:
+        await self.resp.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
+
+    async def delta(self, delta: dict[str, Any], finish: str | None = None) -> None:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        await self.frame({"id": self.id, "object": "chat.completion.chunk", "created": self.created,
+                          "model": self.model, "choices": [choice]})
+
+    async def usage(self, usage: dict[str, Any]) -> None:
+        await self.frame({"id": self.id, "object": "chat.completion.chunk", "created": self.created,
+                          "model": self.model, "choices": [], "usage": usage})
+
+    async def done(self) -> None:
+        await self.resp.write(b"data: [DONE]\n\n")
+
+
+async def stream_reply(
+    request: web.Request, model: str, cfg: dict[str, Any], body: dict[str, Any]
+) -> web.StreamResponse:
+    messages = body.get("messages") or []
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+    await resp.prepare(request)
+    out = ChunkWriter(resp, model)
+    behaviour = cfg["behaviour"]
+    text = answer_text(model, cfg, messages)
+    await out.delta({"role": "assistant", "content": ""})
+    if behaviour == "reasoning":
+        for piece in split_text("Thinking it over.", 2):
+            await out.delta({"reasoning_content": piece})
+    if behaviour in ("midstream_error", "cut"):
+        await out.delta({"content": text[: max(1, len(text) // 2)]})
+        if behaviour == "midstream_error":
+            await out.frame(error_body("The model crashed while generating", "server_error"))
+        return resp
+    for piece in split_text(text):
+        await out.delta({"content": piece})
+    finish = "stop"
+    if behaviour == "tools":
+        for call in tool_call_deltas():
+            await out.delta({"tool_calls": [call]})
+        finish = "tool_calls"
+    elif behaviour == "empty_length":
+        finish = "length"
+    await out.delta({}, finish)
+    if (body.get("stream_options") or {}).get("include_usage"):
+        await out.usage(usage_of(messages, text, 4 if behaviour == "reasoning" else 0))
+    await out.done()
+    return resp
+
+
+async def chat_completions(request: web.Request) -> web.StreamResponse:
+    state: State = request.app["state"]
+    raw = await request.read()
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return web.json_response(error_body("body is not JSON", "invalid_request_error"), status=400)
+    state.log.append({"path": request.path, "headers": {k.lower(): v for k, v in request.headers.items()},
+                      "body": body, "at": time.time()})
+    model = str(body.get("model", ""))
+    cfg = state.behaviour_for(model)
+    if cfg["latency_ms"]:
+        await asyncio.sleep(cfg["latency_ms"] / 1000)
+    if cfg["behaviour"] == "hang":
+        await asyncio.sleep(24 * 3600)
+    failed = failure_reply(model, cfg, request, body)
+    if failed is not None:
+        return failed
+    if body.get("stream"):
+        return await stream_reply(request, model, cfg, body)
+    if cfg["behaviour"] in ("midstream_error", "cut"):
+        return web.json_response(error_body("The model crashed while generating", "server_error"))
+    return web.json_response(plain_reply(model, cfg, body.get("messages") or []))
+
+
+async def list_models(request: web.Request) -> web.Response:
+    state: State = request.app["state"]
+    data = [{"id": name, "object": "model", "created": 0, "owned_by": "fake"} for name in state.models]
+    return web.json_response({"object": "list", "data": data})
+
+
+async def admin_set_model(request: web.Request) -> web.Response:
+    body = await request.json()
+    try:
+        request.app["state"].set_model(body.pop("model"), body)
+    except (KeyError, ValueError) as exc:
+        return web.json_response({"error": str(exc)}, status=400)
+    return web.json_response({"ok": True})
+
+
+async def admin_requests(request: web.Request) -> web.Response:
+    return web.json_response(list(request.app["state"].log))
+
+
+async def admin_reset_requests(request: web.Request) -> web.Response:
+    request.app["state"].log.clear()
+    return web.json_response({"ok": True})
+
+
+async def admin_health(request: web.Request) -> web.Response:
+    return web.json_response({"ok": True, "pid": os.getpid()})
+
+
+def build_app(models: dict[str, dict[str, Any]]) -> web.Application:
+    app = web.Application(client_max_size=64 * 1024 * 1024)
+    app["state"] = State(models)
+    app.router.add_post("/v1/chat/completions", chat_completions)
+    app.router.add_get("/v1/models", list_models)
+    app.router.add_post("/_fake/models", admin_set_model)
+    app.router.add_get("/_fake/requests", admin_requests)
+    app.router.add_post("/_fake/requests/reset", admin_reset_requests)
+    app.router.add_get("/_fake/health", admin_health)
+    return app
+
+
+async def run_server(port: int, models: dict[str, dict[str, Any]]) -> None:
+    runner = web.AppRunner(build_app(models), access_log=None, handler_cancellation=True)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", port, backlog=2048)
+    await site.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await runner.cleanup()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.fakes.provider",
+        description="A fake OpenAI-compatible provider for tests and benchmarks. "
+                    f"Behaviours: {', '.join(BEHAVIOURS)}. Admin routes under /_fake/.",
+    )
+    parser.add_argument("--port", type=int, required=True, help="loopback port to listen on")
+    parser.add_argument("--models", default="{}",
+                        help='JSON: {"<served model>": {"behaviour": "ok", "latency_ms": 0, "answer": null, '
+                             '"retry_after": 1, "times": null}}')
+    args = parser.parse_args(argv)
+    asyncio.run(run_server(args.port, json.loads(args.models)))
+
+
+# ---------------------------------------------------------------- the test-side handle
+
+
+class FakeProvider:
+    """Starts the fake provider as a subprocess on a free loopback port and controls it over HTTP."""
+
+    def __init__(self, models: dict[str, dict[str, Any]] | None = None, log_path: Path | None = None) -> None:
+        self.models = models or {}
+        self.log_path = log_path
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def start(self, timeout: float = 15.0) -> FakeProvider:
+        from shared.natsserver import free_port
+
+        for _ in range(3):  # a free port can be taken between choosing and binding: choose again
+            self.port = free_port()
+            self._spawn()
+            if self._wait_ready(timeout):
+                return self
+        raise RuntimeError("fake provider did not start")
+
+    def _spawn(self) -> None:
+        cmd = [sys.executable, "-m", "tests.fakes.provider", "--port", str(self.port),
+               "--models", json.dumps(self.models)]
+        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
+        root = Path(__file__).resolve().parents[2]
+        paths = [str(root), os.environ.get("PYTHONPATH", "")]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
+                                     cwd=root, start_new_session=True)
+        if self.log_path:
+            out.close()  # type: ignore[union-attr]
+
+    def _wait_ready(self, timeout: float) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                return False
+            try:
+                self._admin("GET", "/_fake/health")
+                return True
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        return False
+
+    def _admin(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
+        data = json.dumps(payload).encode() if payload is not None else None
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return json.loads(resp.read())
+
+    def set_model(self, model: str, behaviour: str = "ok", latency_ms: int = 0, answer: str | None = None,
+                  retry_after: float = 1, times: int | None = None) -> None:
+        """Replace the model's settings. With `times`, the behaviour holds for N requests, then `ok`."""
+        settings = {"model": model, "behaviour": behaviour, "latency_ms": latency_ms, "answer": answer,
+                    "retry_after": retry_after, "times": times}
+        self._admin("POST", "/_fake/models", settings)
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Chat requests received, oldest first: {"path", "headers" (lower-cased names), "body", "at"}."""
+        result: list[dict[str, Any]] = self._admin("GET", "/_fake/requests")
+        return result
+
+    def reset_requests(self) -> None:
+        self._admin("POST", "/_fake/requests/reset", {})
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.kill(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout)
+
+    def __enter__(self) -> FakeProvider:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+if __name__ == "__main__":
+    main()

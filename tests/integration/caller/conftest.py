@@ -1,0 +1,118 @@
+"""The caller's integration fixtures: a shared fake provider (each test uses its own model names) and real
+caller processes on the test's own NATS."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shared.natsserver import NatsServer
+from tests.fakes.provider import FakeProvider
+
+
+@pytest.fixture(scope="module")
+def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeProvider]:
+    log_path: Path = tmp_path_factory.mktemp("fake") / "provider.log"
+    fp = FakeProvider(log_path=log_path).start()
+    try:
+        yield fp
+    finally:
+        fp.stop()
+
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class CallerProcess:
+    """`python -m services.caller` as a real process with its own log file, stopped by PID."""
+
+    def __init__(self, nats_url: str, home: Path, index: int, env: dict[str, str]) -> None:
+        self.log_path = home / "logs" / f"caller-{index}.log"
+        self.env = {
+            **os.environ,
+            "NATS_URL": nats_url,
+            "BENCHWARMERS_HOME": str(home),
+            "PYTHONUNBUFFERED": "1",
+            "BENCH_ACK_WAIT_S": "2",
+            "BENCH_HEARTBEAT_S": "0.5",
+            **env,
+        }
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 20.0) -> CallerProcess:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "services.caller"],
+                cwd=ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        end = time.monotonic() + timeout
+        while "service_ready" not in self.log():
+            if self.proc.poll() is not None or time.monotonic() > end:
+                self.kill()
+                raise RuntimeError(f"caller did not start:\n{self.log()[-3000:]}")
+            time.sleep(0.05)
+        return self
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    @property
+    def instance(self) -> str:
+        return f"caller-{socket.gethostname()}-{self.pid}"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def log_events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.log().splitlines() if line.startswith("{")]
+
+    def stop(self, timeout: float = 15.0) -> int | None:
+        """SIGTERM and wait; returns the exit code."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        os.kill(self.proc.pid, signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def callers(nats_server: NatsServer, tmp_path: Path) -> Iterator[Callable[..., CallerProcess]]:
+    """Start callers on the test's NATS: `callers(env={...})`; every one is stopped afterwards."""
+    started: list[CallerProcess] = []
+
+    def start(env: dict[str, str] | None = None) -> CallerProcess:
+        proc = CallerProcess(nats_server.url, tmp_path / "home", len(started), env or {})
+        started.append(proc)
+        return proc.start()
+
+    try:
+        yield start
+    finally:
+        for proc in started:
+            proc.stop()

@@ -1,0 +1,123 @@
+"""The ledger is a fold of the stream: a rebuild (live or offline) gives the very same tables, and a ledger
+killed in the middle of a fold applies every event exactly once when it comes back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+
+from shared import bus, subjects
+from shared.events import EventBase, GatewaySettingsSaved, encode_event
+from shared.natsserver import NatsServer
+from tests.integration.ledger.conftest import ROOT, LedgerProcess, ask, publish_all
+from tests.unit.ledger.factories import (
+    T0,
+    answered,
+    completed,
+    cooldown,
+    endpoint,
+    recorded,
+    seated,
+)
+
+
+def mixed_events(panels: int) -> list[EventBase]:
+    """Panels as they really unfold (seated, seats, answered, some verdicts) with config changes between,
+    a seat completed twice (caller and gateway deadline) and a duplicate verdict id."""
+    events: list[EventBase] = [endpoint("local", 0)]
+    for n in range(panels):
+        panel = f"p20261202-0930{n:02d}-{n:04x}"
+        at = T0 + timedelta(minutes=n)
+        calls = [f"{panel}.member1", f"{panel}.member2", f"{panel}.explorer"]
+        events.append(seated(panel, ("a", "b", "c"), collection="core" if n % 2 else "vision", at=at))
+        for i, call in enumerate(calls):
+            status = "error" if (n + i) % 7 == 0 else "ok"
+            events.append(completed(call, alias="abc"[i], status=status, error="boom" if status == "error" else "",
+                                    collection="core" if n % 2 else "vision", at=at))
+        if n % 5 == 0:
+            events.append(completed(calls[0], answer="no answer in 420s", event_id=f"seat:{calls[0]}:deadline"))
+        events.append(answered(panel, calls, at=at))
+        events.append(recorded(calls[0], "a", n % 3 != 0, f"note {n}", n=n, at=at))
+        if n % 4 == 0:
+            events.append(recorded(calls[0], "a", True, "changed my mind", n=1000 + n, at=at))
+        if n % 10 == 0:
+            events.append(GatewaySettingsSaved(id=f"cfg:gw:{n}", at=at, max_calls=5 + n % 3))
+            events.append(cooldown("b", n))
+    return events
+
+
+async def test_rebuild_gives_identical_tables(nats_server: NatsServer, nc: bus.NATS, ledger: LedgerProcess) -> None:
+    events = mixed_events(50)
+    assert len(events) > 300
+    last = await publish_all(nc, events)
+    assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["seq"] == last
+    ledger.stop()
+    incremental = ledger.snapshot()
+    assert len(incremental["events_applied"]) == last and len(incremental["seats"]) == 150
+
+    await ledger.start(nc)
+    reply = await ask(nc, subjects.RPC_LEDGER_REBUILD, timeout=120)
+    assert reply["ok"] is True and reply["events"] == last and reply["seconds"] >= 0
+    # The rebuilt ledger answers as before, and keeps folding new events.
+    assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["seq"] == last
+    ledger.stop()
+    assert ledger.snapshot() == incremental
+
+    offline = subprocess.run([sys.executable, "-m", "services.ledger", "rebuild"], env=ledger.env, cwd=ROOT,
+                             capture_output=True, text=True, timeout=120)
+    assert offline.returncode == 0, offline.stderr
+    assert json.loads(offline.stdout.strip().splitlines()[-1])["events"] == last
+    assert ledger.snapshot() == incremental
+
+
+async def test_offline_rebuild_refuses_while_a_ledger_holds_the_file(nc: bus.NATS, ledger: LedgerProcess) -> None:
+    await publish_all(nc, [completed("p20261202-093000-abcd.member1")])
+    assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["rows"]["seats"] == 1
+    offline = subprocess.run([sys.executable, "-m", "services.ledger", "rebuild"], env=ledger.env, cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+    assert offline.returncode == 2 and "bench ledger rebuild" in offline.stderr
+    assert ledger.db.exists()
+    assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["rows"]["seats"] == 1
+
+
+async def test_killed_mid_fold_every_event_is_applied_exactly_once(
+    nats_server: NatsServer, nc: bus.NATS, tmp_path: object
+) -> None:
+    home = tmp_path / "home"  # type: ignore[operator]
+    count = 30_000
+    js = nc.jetstream()
+    for n in range(count):
+        event = completed(f"p20261202-093000-{n // 5:04x}.member{n % 5}", at=T0)
+        await js.publish_async(event.subject(), encode_event(event), headers={"Nats-Msg-Id": event.id})
+    await asyncio.wait_for(js.publish_async_completed(), 60)
+    info = await js.stream_info(subjects.EVENTS_STREAM)
+    assert info.state.messages == count
+
+    ledger = LedgerProcess(nats_server.url, home, BENCH_LOG_LEVEL="DEBUG", BENCH_BATCH_MAX="500")
+    try:
+        child = await ledger.start(nc)
+        applied = re.compile(r'"event": "batch_applied".*?"last": (\d+)')
+        end = time.monotonic() + 60
+        while not applied.search(ledger.log()):
+            assert time.monotonic() < end, ledger.log()[-2000:]
+            await asyncio.sleep(0.01)
+        child.signal(signal.SIGKILL)
+        assert child.proc is not None and child.proc.wait(10) == -signal.SIGKILL
+        killed_at = max(int(m) for m in applied.findall(ledger.log()))
+        assert killed_at < count, "the kill came after the fold had finished: nothing was interrupted"
+
+        await ledger.start(nc)
+        status = await ask(nc, subjects.RPC_LEDGER_STATUS, timeout=60)
+        assert status["seq"] == count
+        assert status["rows"]["events_applied"] == count and status["rows"]["seats"] == count
+    finally:
+        ledger.stop()
+    tables = ledger.snapshot()
+    assert [row[0] for row in tables["events_applied"]] == list(range(1, count + 1))
+    assert sorted(row[1] for row in tables["seats"]) == list(range(1, count + 1))

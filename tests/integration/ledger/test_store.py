@@ -1,0 +1,77 @@
+"""The DuckDB store on a real file: rows and position in one transaction, first-wins and fill merges
+across batches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from services.ledger.fold import fold_batch
+from services.ledger.store import Store, discard, wal_of
+from tests.unit.ledger.factories import answered, completed, recorded, seated
+
+P = "p20261202-093000-abcd"
+
+
+def test_rows_and_position_are_applied_together(tmp_path: Path) -> None:
+    store = Store(tmp_path / "l.duckdb")
+    assert store.position() == 0
+    store.apply(fold_batch([(1, seated(P)), (2, completed(f"{P}.member1", answer="first"))]), 2)
+    store.apply(fold_batch([(3, completed(f"{P}.member1", answer="late", event_id="seat:again")),
+                            (4, answered(P, [f"{P}.member1"]))]), 4)
+    assert store.position() == 4
+    assert store.counts() == {"events_applied": 4, "panels": 1, "seats": 1, "verdicts": 0, "config_changes": 0,
+                              "cooldowns": 0, "ledger_position": 1}
+    con = store.con.cursor()
+    assert con.execute("SELECT answer FROM seats").fetchall() == [("first",)]
+    assert con.execute("SELECT collection, prompt, len(seats), calls FROM panels").fetchall() == [
+        ("core", "find the race in refresh()", 2, [f"{P}.member1"])]
+    store.close()
+
+
+def test_a_failed_batch_leaves_neither_rows_nor_position(tmp_path: Path) -> None:
+    store = Store(tmp_path / "l.duckdb")
+    store.apply(fold_batch([(1, completed(f"{P}.member1"))]), 1)
+    # Sequence 1 again (a fold applying a sequence twice would be a bug): the whole batch is refused.
+    with pytest.raises(duckdb.ConstraintException):
+        store.apply(fold_batch([(1, completed(f"{P}.member2")), (2, completed(f"{P}.member3"))]), 2)
+    assert store.position() == 1
+    assert store.counts()["seats"] == 1
+    store.apply(fold_batch([(2, completed(f"{P}.member2"))]), 2)
+    assert store.position() == 2
+    store.close()
+
+
+def test_facts_for_the_offload_rules(tmp_path: Path) -> None:
+    store = Store(tmp_path / "l.duckdb")
+    store.apply(fold_batch([
+        (1, completed(f"{P}.member1", alias="a")),
+        (2, completed(f"{P}.member2", alias="b", status="error", error="boom")),
+        (3, completed("p2.member1", alias="a", collection="other")),
+        (4, recorded(f"{P}.member1", "a", True, "ok then", n=1)),
+        (5, recorded(f"{P}.member1", "a", False, "wrong", n=2)),
+        (6, recorded("p2.member1", "a", True, "", n=3)),
+    ]), 6)
+    seat, verdict = store.verdict_facts(f"{P}.member1")
+    assert seat is not None and (seat.alias, seat.status, seat.seat) == ("a", "ok", "member")
+    assert verdict is not None and (verdict.seq, verdict.useful, verdict.note) == (5, False, "wrong")
+    assert verdict.false == ("sql injection",)
+    assert store.verdict_facts("nope") == (None, None)
+    assert store.pending_facts([f"{P}.member1", f"{P}.member2", "nope"]) == {
+        f"{P}.member1": ("ok", True), f"{P}.member2": ("error", False)}
+    judged = store.judged("bench/core")
+    assert [(j.alias, j.useful, j.note) for j in judged] == [("a", False, "wrong")]
+    store.close()
+
+
+def test_discard_removes_the_file_and_its_wal(tmp_path: Path) -> None:
+    path = tmp_path / "l.duckdb"
+    store = Store(path)
+    store.apply(fold_batch([(1, completed(f"{P}.member1"))]), 1)
+    store.close()
+    wal_of(path).write_bytes(b"")
+    discard(path)
+    assert not path.exists() and not wal_of(path).exists()
+    assert Store(path).position() == 0

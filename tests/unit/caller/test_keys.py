@@ -1,0 +1,75 @@
+"""Key lookup: environment first, then a mounted secret (directory, .env or JSON file)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from services.caller.keys import KeyStore, env_name, is_loopback, missing_key
+
+
+def test_env_name_upper_cases_and_replaces_dashes() -> None:
+    assert env_name("open-router") == "BENCHWARMERS_KEY_OPEN_ROUTER"
+
+
+def test_key_from_environment() -> None:
+    store = KeyStore(env={"BENCHWARMERS_KEY_GROQ": " gsk-123 \n"})
+    assert store.key_for("groq") == "gsk-123"
+    assert store.key_for("other") is None
+
+
+def test_key_from_secret_directory_by_endpoint_or_variable_name(tmp_path: Path) -> None:
+    (tmp_path / "groq").write_text("gsk-dir\n")
+    (tmp_path / "BENCHWARMERS_KEY_OPEN_ROUTER").write_text("or-dir")
+    store = KeyStore(env={}, secrets_path=tmp_path)
+    assert store.key_for("groq") == "gsk-dir"
+    assert store.key_for("open-router") == "or-dir"
+    assert store.key_for("missing") is None
+
+
+def test_environment_wins_over_secrets(tmp_path: Path) -> None:
+    (tmp_path / "groq").write_text("from-file")
+    assert (
+        KeyStore(env={"BENCHWARMERS_KEY_GROQ": "from-env"}, secrets_path=tmp_path).key_for("groq")
+        == "from-env"
+    )
+
+
+def test_key_from_dotenv_file(tmp_path: Path) -> None:
+    path = tmp_path / "keys.env"
+    path.write_text("# provider keys\nexport BENCHWARMERS_KEY_GROQ='gsk-env'\nmistral = mk-1\n\n")
+    store = KeyStore(env={}, secrets_path=path)
+    assert store.key_for("groq") == "gsk-env"
+    assert store.key_for("mistral") == "mk-1"
+
+
+def test_key_from_json_file(tmp_path: Path) -> None:
+    path = tmp_path / "keys.json"
+    path.write_text(json.dumps({"groq": "gsk-json", "BENCHWARMERS_KEY_OPEN_ROUTER": "or-json"}))
+    store = KeyStore(env={}, secrets_path=path)
+    assert store.key_for("groq") == "gsk-json"
+    assert store.key_for("open-router") == "or-json"
+
+
+def test_rotated_secret_is_read_again(tmp_path: Path) -> None:
+    (tmp_path / "groq").write_text("old")
+    store = KeyStore(env={}, secrets_path=tmp_path)
+    assert store.key_for("groq") == "old"
+    (tmp_path / "groq").write_text("new")
+    assert store.key_for("groq") == "new"
+
+
+def test_missing_secrets_path_is_no_key(tmp_path: Path) -> None:
+    assert KeyStore(env={}, secrets_path=tmp_path / "nope").key_for("groq") is None
+
+
+def test_loopback_bases() -> None:
+    assert is_loopback("http://127.0.0.1:11434/v1")
+    assert is_loopback("http://localhost:8080/v1")
+    assert is_loopback("http://[::1]:8080/v1")
+    assert not is_loopback("https://api.groq.com/openai/v1")
+    assert not is_loopback("http://10.0.0.5/v1")
+
+
+def test_missing_key_names_the_variable() -> None:
+    assert missing_key("open-router") == "missing key: set BENCHWARMERS_KEY_OPEN_ROUTER"

@@ -1,0 +1,124 @@
+"""The rotation fold: seat times, rests and verdict counts, rebuilt identically from the events."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from services.seater.rotation import NEVER, Rotation, Tally
+from shared.events import CooldownStarted, EventBase, PanelSeated, SeatCompleted, SeatPlan, VerdictRecorded
+from tests.unit.seater.factory import at
+
+
+def seated(panel: str, when: datetime, *aliases: str, shape: str = "general") -> PanelSeated:
+    seats = [
+        SeatPlan(call=f"{panel}.member{i}", seat="member", alias=a, served=f"org/{a}", endpoint="ep",
+                 connection="ep")
+        for i, a in enumerate(aliases, 1)
+    ]
+    return PanelSeated(id=f"seated:{panel}", at=when, panel=panel, collection="core", shape=shape,
+                       shape_by="set on the collection", seats=seats)
+
+
+def completed(
+    call: str, alias: str, when: datetime, purpose: Literal["panel", "merger", "route", "probe"] = "panel"
+) -> SeatCompleted:
+    return SeatCompleted(id=f"seat:{call}", at=when, call=call, panel=call.rsplit(".", 1)[0], seat="member",
+                         alias=alias, served=f"org/{alias}", endpoint="ep", connection="ep",
+                         purpose=purpose, status="ok", seconds=1.0)
+
+
+def verdict(call: str, alias: str, useful: bool, n: int = 0) -> VerdictRecorded:
+    return VerdictRecorded(id=f"verdict:{call}:{n}", call=call, alias=alias, useful=useful)
+
+
+def fold(events: list[EventBase]) -> Rotation:
+    rotation = Rotation()
+    for seq, event in enumerate(events, 1):
+        rotation.apply(event, seq)
+    return rotation
+
+
+def test_a_panel_seats_every_alias_at_its_time() -> None:
+    rotation = fold([seated("p1", at(0), "a", "b"), seated("p2", at(5), "b")])
+    assert [rotation.last_seat(a) for a in "abc"] == [at(0), at(5), NEVER]
+
+
+def test_folding_is_idempotent_and_an_older_panel_never_moves_a_seat_back() -> None:
+    events: list[EventBase] = [seated("p2", at(5), "a"), seated("p1", at(0), "a")]
+    rotation = fold(events)
+    rotation.apply(events[0])  # no sequence: applied again on purpose
+    assert rotation.last_seat("a") == at(5)
+    again = fold(events)
+    again.apply(events[0], 1)  # an old sequence is skipped
+    assert again.seq == 2
+
+
+def test_a_hold_counts_until_its_panel_comes_back_then_the_event_keeps_it() -> None:
+    rotation = Rotation()
+    rotation.hold("p1", ["a"], at(3))
+    assert rotation.last_seat("a") == at(3)
+    rotation.apply(seated("p1", at(3), "a"), 1)
+    assert rotation.holds == {}
+    assert rotation == fold([seated("p1", at(3), "a")])
+
+
+def test_a_released_hold_leaves_no_trace() -> None:
+    rotation = Rotation()
+    rotation.hold("p1", ["a"], at(3))
+    rotation.release("p1")
+    assert rotation.last_seat("a") == NEVER
+    assert rotation == Rotation()
+
+
+def test_merger_and_route_calls_count_as_seats_panel_calls_count_at_the_plan() -> None:
+    rotation = fold([
+        seated("p1", at(0), "a"),
+        completed("p1.member1", "a", at(30)),
+        completed("p1.merger", "m", at(40), purpose="merger"),
+        completed("r1.1", "r", at(50), purpose="route"),
+        completed("x.probe", "q", at(60), purpose="probe"),
+    ])
+    assert rotation.last_seat("a") == at(0)
+    assert [rotation.last_seat(a) for a in "mrq"] == [at(40), at(50), NEVER]
+
+
+def test_a_rest_lasts_until_its_latest_end() -> None:
+    rotation = fold([
+        CooldownStarted(id="cool:a:1", alias="a", connection="ep", until=at(100)),
+        CooldownStarted(id="cool:a:2", alias="a", connection="ep", until=at(50)),
+    ])
+    assert rotation.cooling("a", at(99))
+    assert not rotation.cooling("a", at(100))
+    assert not rotation.cooling("b", at(0))
+
+
+def test_naive_times_are_read_as_utc() -> None:
+    rotation = fold([CooldownStarted(id="c", alias="a", connection="ep", until=at(10).replace(tzinfo=None))])
+    assert rotation.cooling("a", at(9))
+
+
+def test_verdicts_are_counted_per_alias_and_per_panel_shape() -> None:
+    rotation = fold([
+        seated("p1", at(0), "a", "b", shape="code"),
+        seated("p2", at(1), "a", shape="prose"),
+        verdict("p1.member1", "a", True),
+        verdict("p1.member2", "b", False),
+        verdict("p2.member1", "a", False),
+        verdict("r9.1", "a", True),
+    ])
+    assert rotation.useful("a") == Tally(judged=3, useful=2)
+    assert rotation.useful("a", "code") == Tally(judged=1, useful=1)
+    assert rotation.useful("a", "prose") == Tally(judged=1, useful=0)
+    assert rotation.useful("b", "code").ratio == 0.0
+    assert rotation.useful("zz") == Tally()
+
+
+def test_a_later_verdict_on_a_call_replaces_the_earlier_one() -> None:
+    rotation = fold([
+        seated("p1", at(0), "a", shape="code"),
+        verdict("p1.member1", "a", False, 1),
+        verdict("p1.member1", "a", True, 2),
+    ])
+    assert rotation.useful("a") == Tally(judged=1, useful=1)
+    assert rotation.useful("a", "code").ratio == 1.0
