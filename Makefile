@@ -11,7 +11,7 @@ run: $(STAMP)
 	$(VENV)/bin/bench up
 
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider tests/
+	$(PY) -m pytest -q --tb=short -p no:cacheprovider tests/
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.panel

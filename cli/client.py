@@ -16,7 +16,9 @@ from cli.errors import Refused, Unreachable
 
 ADMIN_PREFIXES = ("/api/",)
 GATEWAY_PREFIXES = ("/v1/", "/bench/")
-FRAMEWORK_MISSES = (["Not Found"], ["Method Not Allowed"])
+# How a server says it has no such route: our gateway's words (SPEC CLI-4), or a bare framework 404/405.
+MISSING_ROUTE_WORDS = ("unknown endpoint", "Not Found", "Method Not Allowed")
+MISSING_ROUTE_PREFIX = "no route "
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,12 @@ def reasons(data: Any) -> list[str]:
         if isinstance(detail, list) and detail:
             return [str(d.get("msg", d)) if isinstance(d, dict) else str(d) for d in detail]
     return []
+
+
+def is_missing_route(words: list[str]) -> bool:
+    return not words or (
+        len(words) == 1 and (words[0] in MISSING_ROUTE_WORDS or words[0].startswith(MISSING_ROUTE_PREFIX))
+    )
 
 
 class BenchClient:
@@ -111,13 +119,14 @@ class BenchClient:
         except ValueError:
             data = None
         words = reasons(data)
+        raw = text if data is not None else None
         if resp.status_code < 400 and data is not None:
             if isinstance(data, dict) and data.get("ok") is False:
-                raise Refused(*(words or [f"{method} {path} was refused"]))
+                raise Refused(*(words or [f"{method} {path} was refused"]), raw=raw)
             return Reply(resp.status_code, text, data)
         if resp.status_code == 401:
-            raise Refused(*(words or ["unauthorized"]), missing_secret_hint(path))
-        # A route the server lacks: FastAPI's bare 404/405, or some other page answering in HTML.
-        if resp.status_code < 400 or (resp.status_code in (404, 405) and words in ([], *FRAMEWORK_MISSES)):
+            raise Refused(*(words or ["unauthorized"]), missing_secret_hint(path), raw=raw)
+        # A route the server lacks, or some other page answering in HTML where JSON was expected.
+        if resp.status_code < 400 or (resp.status_code in (404, 405) and is_missing_route(words)):
             raise Refused(f"the server at {self.url} is older than this bench: it has no {method} {path}")
-        raise Refused(*(words or [f"{method} {path} failed with HTTP {resp.status_code}"]))
+        raise Refused(*(words or [f"{method} {path} failed with HTTP {resp.status_code}"]), raw=raw)

@@ -14,9 +14,10 @@ class CliError(Exception):
 
     exit_code = EXIT_REFUSED
 
-    def __init__(self, *lines: str) -> None:
+    def __init__(self, *lines: str, raw: str | None = None) -> None:
         super().__init__(lines[0] if lines else "")
         self.lines = lines or ("failed",)
+        self.raw = raw  # the server's reply, printed verbatim with --json
 
 
 class Refused(CliError):

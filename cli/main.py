@@ -31,6 +31,9 @@ class BenchGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except CliError as exc:
+            s = ctx.find_object(Session)
+            if exc.raw is not None and s is not None and s.json:
+                typer.echo(exc.raw.rstrip("\n"))
             fail_lines(exc.lines)
             raise typer.Exit(exc.exit_code) from None
 
@@ -75,6 +78,8 @@ def root(
     settings = ClientSettings()
     s = ctx.ensure_object(Session)
     s.url = normalise_url(url) if url else settings.url
+    if not s.url.startswith(("http://", "https://")):
+        raise typer.BadParameter(f"{s.url!r} is not an http(s) URL", param_hint="--url / BENCHWARMERS_URL")
     s.json = json
     s.admin_token = settings.admin_token.get_secret_value() if settings.admin_token else None
     s.key = settings.key.get_secret_value() if settings.key else None

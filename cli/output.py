@@ -9,6 +9,7 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from cli.errors import CliError, UsageProblem
 
@@ -31,16 +32,20 @@ def record_table(title: str, record: Mapping[str, Any]) -> Table:
     table.add_column("field", style="bold")
     table.add_column("value")
     for name, value in record.items():
-        if value in (None, "", [], {}):
-            continue
-        if isinstance(value, list):
-            shown = ", ".join(str(v) for v in value)
-        elif isinstance(value, dict):
-            shown = ", ".join(f"{k}={v}" for k, v in value.items())
-        else:
-            shown = str(value)
-        table.add_row(name, shown)
+        if value not in (None, "", [], {}):
+            table.add_row(name, Text(plain(value)))  # Text: the server's words are never markup
     return table
+
+
+def plain(value: Any) -> str:
+    """A value as a person reads it: lists with commas, mappings as `name: value` pairs, yes/no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(plain(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {plain(v)}" for k, v in value.items() if v not in (None, "", [], {}))
+    return str(value)
 
 
 def show(table: Table) -> None:

@@ -17,13 +17,16 @@ SUPERVISE_EVERY_S = 0.5
 
 
 @contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a service manager, `docker stop`) stops the stack the way Ctrl-C does."""
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+def stop_signals_interrupt() -> Iterator[None]:
+    """SIGTERM (a service manager, `docker stop`) stops the stack the way Ctrl-C does; so does SIGINT even
+    when the shell that started us in the background told us to ignore it."""
+    stops = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, signal.default_int_handler) for sig in stops}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
@@ -55,7 +58,7 @@ def up() -> None:
     say(f"data: {settings.home}")
     say(f"logs: {logs}")
     failed: str | None = None
-    with sigterm_as_interrupt():
+    with stop_signals_interrupt():
         try:
             stack.start(timeout=settings.start_timeout_s)
             nats = f"embedded, store {stack.nats.store}" if stack.nats else "external"
@@ -68,12 +71,12 @@ def up() -> None:
                 time.sleep(SUPERVISE_EVERY_S)
         except KeyboardInterrupt:
             say("stopping…")
-        except RuntimeError as exc:
-            failed = str(exc)
+        except Exception as exc:  # reported below, after everything started is stopped
+            failed = str(exc) if isinstance(exc, RuntimeError) else f"{type(exc).__name__}: {exc}"
         finally:
             with signals_ignored():
                 stack.stop()
     if failed is not None:
-        say(f"bench: could not start the stack: {failed}")
+        say(f"bench: the stack failed: {failed}")
         raise typer.Exit(1)
     say("stopped.")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+import structlog
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from services.gateway.ask import Ask
@@ -24,8 +25,15 @@ def error_response(fmt: Format, status: int, message: str) -> JSONResponse:
     return JSONResponse(fmt.error_body(status, message), status_code=status)
 
 
+def bind_panel(update: Update | None) -> None:
+    """The request's log lines (the access line too) carry the panel id once it has one."""
+    if isinstance(update, Seated):
+        structlog.contextvars.bind_contextvars(panel=update.plan.panel)
+
+
 async def answer_whole(fmt: Format, ask: Ask, run: PanelRun, presenter: Presenter) -> Response:
     async for update in run.updates():
+        bind_panel(update)
         if isinstance(update, Failed):
             return error_response(fmt, update.status, update.message)
         if isinstance(update, Finished):
@@ -49,6 +57,7 @@ async def answer_streamed(
         first = None
     if isinstance(first, Failed):
         return error_response(fmt, first.status, first.message)
+    bind_panel(first)
     encoder = fmt.encoder(ask, collection)
     body = stream_bytes(encoder, presenter, run.next, first, keepalive_s)
     return StreamingResponse(body, media_type=encoder.media_type, headers={"Cache-Control": "no-cache"})

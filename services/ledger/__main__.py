@@ -41,11 +41,11 @@ async def run(settings: LedgerSettings) -> None:
 async def rebuild_offline(settings: LedgerSettings) -> dict[str, object]:
     """Replay the whole stream into a new file, then close it."""
     path = settings.database()
-    discard(path)  # refuses (LedgerFileBusy) while a ledger holds the file
     nc = await bus.connect(settings.nats_url, instance_name("ledger-rebuild"))
     try:
         js = nc.jetstream()
         await bus.provision(js, settings.replicas)
+        discard(path)  # refuses (LedgerFileBusy) while a ledger holds the file
         ledger = Ledger(js, path, settings.batch_max)
         await ledger.start()
         try:

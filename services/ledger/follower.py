@@ -16,7 +16,7 @@ from nats.js import api as js_api
 
 from shared import subjects
 
-HEARTBEAT_S = 2.0
+HEARTBEAT_S = 1.0
 
 
 class Follower:

@@ -154,6 +154,8 @@ class Ledger:
             except TimeoutError:
                 raise Behind("the ledger is being rebuilt") from None
             await self.caught_up(target, max(end - time.monotonic(), 0.001))
+        if self.store is None:  # a rebuild failed half-way: nothing to read until the next start
+            raise Behind("the ledger's file is not open")
         self._readers += 1
         try:
             return await asyncio.to_thread(fn, self.store, *args)

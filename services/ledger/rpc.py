@@ -66,6 +66,8 @@ class Handlers:
 
     async def record(self, data: bytes) -> bytes:
         req = RecordRequest.model_validate_json(data, strict=True)
+        if not req.collection.strip():
+            return failure(400, '"collection" must name a collection, as bench/<name>')
         aliases = await self.ledger.record(req.collection, req.task)
         return _dump(RecordReply(collection=req.collection, task=req.task, aliases=aliases))
 

@@ -8,29 +8,30 @@ from collections.abc import Awaitable, Callable
 
 from nats.aio.client import Client as NATS
 
-from services.prober.schedule import Mode
+from services.prober.schedule import parse_mode
 from services.prober.scheduler import Scheduler
 from shared.logging import setup_logging
 from shared.runtime import serve
 from shared.settings import ProberSettings, instance_name
 
 
-def parse_mode(value: str) -> Mode:
-    try:
-        return Mode(value.strip().lower())
-    except ValueError:
-        choices = ", ".join(m.value for m in Mode)
-        raise SystemExit(f"prober: BENCH_SCHEDULER={value!r} is not one of {choices}") from None
-
-
 def main() -> None:
     settings = ProberSettings()
     log = setup_logging("prober", settings.log_level)
-    mode = parse_mode(settings.scheduler)
+    try:
+        mode = parse_mode(settings.scheduler)
+    except ValueError as exc:
+        raise SystemExit(f"prober: {exc}") from None
     scheduler = Scheduler(mode)
 
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         task = asyncio.create_task(scheduler.run(), name="scheduler")
+
+        def report(done: asyncio.Task[None]) -> None:
+            if not done.cancelled() and done.exception() is not None:
+                log.error("scheduler_crashed", exc_info=done.exception())
+
+        task.add_done_callback(report)
 
         async def stop() -> None:
             task.cancel()

@@ -17,6 +17,14 @@ class Mode(StrEnum):
     RUN = "run"
 
 
+def parse_mode(value: str) -> Mode:
+    try:
+        return Mode(value.strip().lower())
+    except ValueError:
+        choices = ", ".join(m.value for m in Mode)
+        raise ValueError(f"BENCH_SCHEDULER={value!r} is not one of {choices}") from None
+
+
 @dataclass(frozen=True)
 class Job:
     name: str

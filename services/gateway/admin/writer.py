@@ -59,7 +59,7 @@ class ConfigWriter:
                 except Exception as exc:
                     if "wrong last sequence" not in str(exc).lower():
                         raise
-                    log.info("config_write_raced", event=type(event).__name__)
+                    log.info("config_write_raced", kind=type(event).__name__)
                     await config_caught_up(self.js, self.projection)
                     continue
                 await self.projection.wait_for(seq)

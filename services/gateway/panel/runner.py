@@ -90,23 +90,21 @@ class PanelRunner:
                 task.cancel()
 
     async def _run(self, run: PanelRun, ask: Ask, resolved: Resolved) -> None:
+        """Every panel ends its updates with Finished or Failed, whatever goes wrong (H-1: 500 `the panel
+        failed (<Type>: <msg>)`)."""
         try:
-            plan = await self._plan(ask, resolved)
+            await self._panel(run, ask, resolved)
         except Refusal as refusal:
             run.put(Failed(refusal.status, refusal.message))
-            return
-        except Exception as exc:
-            log.exception("panel_failed_to_seat")
-            run.put(Failed(500, f"the panel failed ({type(exc).__name__}: {exc})"))
-            return
-        structlog.contextvars.bind_contextvars(panel=plan.panel)
-        run.put(Seated(plan))
-        try:
-            results = await self._seats(run, plan, ask)
         except Exception as exc:
             log.exception("panel_failed")
             run.put(Failed(500, f"the panel failed ({type(exc).__name__}: {exc})"))
-            return
+
+    async def _panel(self, run: PanelRun, ask: Ask, resolved: Resolved) -> None:
+        plan = await self._plan(ask, resolved)
+        structlog.contextvars.bind_contextvars(panel=plan.panel)
+        run.put(Seated(plan))
+        results = await self._seats(run, plan, ask)
         try:
             await bus.publish_event(self.js, panel_answered(plan, ask, resolved.panel_mode, self.instance))
         except Exception as exc:  # the answers are in the stream already; only the log line is lost

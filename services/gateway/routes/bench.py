@@ -11,7 +11,7 @@ from services.gateway.ask import Refusal
 from services.gateway.context import GatewayContext
 from services.gateway.deliver import error_response
 from services.gateway.formats import OPENAI_CHAT
-from services.gateway.http import ADMIN_BODY_LIMIT, read_json_body
+from services.gateway.http import GATEWAY_BODY_LIMIT, read_json_body
 from services.gateway.ledger_api import pending_request, record_request, verdict_request
 from services.gateway.listing import model_rows
 from shared import subjects
@@ -25,7 +25,7 @@ async def list_models(request: Request) -> Response:
 async def verdict(request: Request) -> Response:
     ctx: GatewayContext = request.app.state.ctx
     try:
-        body = await read_json_body(request, ADMIN_BODY_LIMIT)
+        body = await read_json_body(request, GATEWAY_BODY_LIMIT)
         asked = verdict_request(body)
         structlog.contextvars.bind_contextvars(call=asked.call)
         payload = asked.model_dump_json(by_alias=True).encode()
@@ -38,7 +38,7 @@ async def verdict(request: Request) -> Response:
 async def pending(request: Request) -> Response:
     ctx: GatewayContext = request.app.state.ctx
     try:
-        body = await read_json_body(request, ADMIN_BODY_LIMIT)
+        body = await read_json_body(request, GATEWAY_BODY_LIMIT)
         asked = pending_request(body)
         reply = await ctx.ask_ledger(subjects.RPC_LEDGER_PENDING, asked.model_dump_json().encode())
     except Refusal as refusal:

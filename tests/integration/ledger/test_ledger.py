@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
+from nats.errors import TimeoutError as NatsTimeout
+
 from shared import bus, subjects
 from shared.events import GatewaySettingsSaved
-from tests.integration.ledger.conftest import LedgerProcess, ask, publish_all, stream_messages
+from shared.natsserver import NatsServer
+from tests.integration.ledger.process import LedgerProcess, ask, publish_all, stream_messages
 from tests.unit.ledger.factories import answered, completed, cooldown, endpoint, recorded, seated
 
 P = "p20261202-093000-abcd"
@@ -64,12 +69,15 @@ async def test_the_same_verdict_twice_writes_nothing_new(nc: bus.NATS, ledger: L
 
 async def test_unknown_call_is_404_and_a_bad_body_400(nc: bus.NATS, ledger: LedgerProcess) -> None:
     """A-11 (the gateway checks types first; the ledger still refuses what is not a verdict)."""
-    reply = await ask(nc, subjects.RPC_LEDGER_VERDICT, {"call": "p20260101-000000-0000.member1", "useful": True})
+    stranger = "p20260101-000000-0000.member1"
+    reply = await ask(nc, subjects.RPC_LEDGER_VERDICT, {"call": stranger, "useful": True})
     assert reply["ok"] is False and reply["error"]["status"] == 404
     assert "no offload with call id 'p20260101-000000-0000.member1'" in reply["error"]["message"]
     bad = await ask(nc, subjects.RPC_LEDGER_VERDICT, {"call": M1, "useful": "yes"})
     assert bad["ok"] is False and bad["error"]["status"] == 400 and "useful" in bad["error"]["message"]
     assert (await ask(nc, subjects.RPC_LEDGER_PENDING, {"calls": "x"}))["error"]["status"] == 400
+    assert (await ask(nc, subjects.RPC_LEDGER_RECORD, {}))["error"]["status"] == 400
+    assert (await ask(nc, subjects.RPC_LEDGER_RECORD, {"collection": " "}))["error"]["status"] == 400
     assert await stream_messages(nc) == 0
 
 
@@ -85,7 +93,7 @@ async def test_pending_lists_answered_seats_until_judged(nc: bus.NATS, ledger: L
     assert await ask(nc, subjects.RPC_LEDGER_PENDING, {"calls": calls}) == {"pending": [M3]}
 
 
-async def test_record_counts_only_judged_seats_of_that_collection(nc: bus.NATS, ledger: LedgerProcess) -> None:
+async def test_record_counts_only_judged_seats_of_a_collection(nc: bus.NATS, ledger: LedgerProcess) -> None:
     """A-12."""
     q = "p20261202-093001-0001"
     await publish_all(nc, [
@@ -95,7 +103,8 @@ async def test_record_counts_only_judged_seats_of_that_collection(nc: bus.NATS, 
     ])
     for call, useful, note in [(M1, True, "thicken slab faces"), (M2, False, ""), (M3, False, "other"),
                                (f"{q}.member1", True, "")]:
-        assert (await ask(nc, subjects.RPC_LEDGER_VERDICT, {"call": call, "useful": useful, "note": note}))["ok"]
+        body = {"call": call, "useful": useful, "note": note}
+        assert (await ask(nc, subjects.RPC_LEDGER_VERDICT, body))["ok"]
     record = await ask(nc, subjects.RPC_LEDGER_RECORD, {"collection": "bench/x"})
     day = record["aliases"]["a"]["lastAt"]
     assert record == {"collection": "bench/x", "task": "", "aliases": {
@@ -116,3 +125,21 @@ async def test_a_seat_completed_twice_is_one_row(nc: bus.NATS, ledger: LedgerPro
     assert status["rows"]["events_applied"] == 2 and status["rows"]["seats"] == 1
     ledger.stop()
     assert [(row[0], row[15]) for row in ledger.snapshot()["seats"]] == [(M1, "from the caller")]
+
+
+async def test_the_fold_resumes_after_nats_restarts(
+    nats_server: NatsServer, nc: bus.NATS, ledger: LedgerProcess
+) -> None:
+    await publish_all(nc, [completed(M1)])
+    assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["rows"]["seats"] == 1
+    nats_server.restart()
+    end = time.monotonic() + 30
+    while True:  # a publish sent while the client reconnects is lost: send it again (same id, stored once)
+        try:
+            await bus.publish_event(nc.jetstream(), completed(M2), timeout=1)
+            break
+        except NatsTimeout:
+            assert time.monotonic() < end
+    while (status := await ask(nc, subjects.RPC_LEDGER_STATUS, wait_s=30)).get("seq") != 2:
+        assert status["error"]["status"] == 503 and time.monotonic() < end, status
+    assert status["rows"]["seats"] == 2 and status["rows"]["events_applied"] == 2

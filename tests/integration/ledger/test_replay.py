@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import signal
 import subprocess
 import sys
 import time
 from datetime import timedelta
+from pathlib import Path
 
 from shared import bus, subjects
 from shared.events import EventBase, GatewaySettingsSaved, encode_event
 from shared.natsserver import NatsServer
-from tests.integration.ledger.conftest import ROOT, LedgerProcess, ask, publish_all
+from tests.integration.ledger.process import ROOT, LedgerProcess, ask, publish_all
 from tests.unit.ledger.factories import (
     T0,
     answered,
@@ -25,6 +25,12 @@ from tests.unit.ledger.factories import (
     recorded,
     seated,
 )
+
+
+def batches_applied(log: str) -> list[int]:
+    """The last sequence of each batch the ledger logged as committed."""
+    lines = (json.loads(line) for line in log.splitlines() if line.startswith("{"))
+    return [int(line["last"]) for line in lines if line.get("event") == "batch_applied"]
 
 
 def mixed_events(panels: int) -> list[EventBase]:
@@ -37,11 +43,13 @@ def mixed_events(panels: int) -> list[EventBase]:
         calls = [f"{panel}.member1", f"{panel}.member2", f"{panel}.explorer"]
         events.append(seated(panel, ("a", "b", "c"), collection="core" if n % 2 else "vision", at=at))
         for i, call in enumerate(calls):
-            status = "error" if (n + i) % 7 == 0 else "ok"
-            events.append(completed(call, alias="abc"[i], status=status, error="boom" if status == "error" else "",
-                                    collection="core" if n % 2 else "vision", at=at))
+            failed = (n + i) % 7 == 0
+            events.append(completed(call, alias="abc"[i], status="error" if failed else "ok",
+                                    error="boom" if failed else "", collection="core" if n % 2 else "vision",
+                                    at=at))
         if n % 5 == 0:
-            events.append(completed(calls[0], answer="no answer in 420s", event_id=f"seat:{calls[0]}:deadline"))
+            late = f"seat:{calls[0]}:deadline"
+            events.append(completed(calls[0], answer="no answer in 420s", event_id=late))
         events.append(answered(panel, calls, at=at))
         events.append(recorded(calls[0], "a", n % 3 != 0, f"note {n}", n=n, at=at))
         if n % 4 == 0:
@@ -52,7 +60,13 @@ def mixed_events(panels: int) -> list[EventBase]:
     return events
 
 
-async def test_rebuild_gives_identical_tables(nats_server: NatsServer, nc: bus.NATS, ledger: LedgerProcess) -> None:
+def rebuild_offline(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`python -m services.ledger rebuild`, as an operator runs it."""
+    return subprocess.run([sys.executable, "-m", "services.ledger", "rebuild"], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+async def test_rebuild_gives_identical_tables(nc: bus.NATS, ledger: LedgerProcess) -> None:
     events = mixed_events(50)
     assert len(events) > 300
     last = await publish_all(nc, events)
@@ -62,34 +76,32 @@ async def test_rebuild_gives_identical_tables(nats_server: NatsServer, nc: bus.N
     assert len(incremental["events_applied"]) == last and len(incremental["seats"]) == 150
 
     await ledger.start(nc)
-    reply = await ask(nc, subjects.RPC_LEDGER_REBUILD, timeout=120)
+    reply = await ask(nc, subjects.RPC_LEDGER_REBUILD, wait_s=120)
     assert reply["ok"] is True and reply["events"] == last and reply["seconds"] >= 0
     # The rebuilt ledger answers as before, and keeps folding new events.
     assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["seq"] == last
     ledger.stop()
     assert ledger.snapshot() == incremental
 
-    offline = subprocess.run([sys.executable, "-m", "services.ledger", "rebuild"], env=ledger.env, cwd=ROOT,
-                             capture_output=True, text=True, timeout=120)
+    offline = await asyncio.to_thread(rebuild_offline, ledger.env)
     assert offline.returncode == 0, offline.stderr
     assert json.loads(offline.stdout.strip().splitlines()[-1])["events"] == last
     assert ledger.snapshot() == incremental
 
 
-async def test_offline_rebuild_refuses_while_a_ledger_holds_the_file(nc: bus.NATS, ledger: LedgerProcess) -> None:
+async def test_offline_rebuild_refuses_while_a_ledger_runs(nc: bus.NATS, ledger: LedgerProcess) -> None:
     await publish_all(nc, [completed("p20261202-093000-abcd.member1")])
     assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["rows"]["seats"] == 1
-    offline = subprocess.run([sys.executable, "-m", "services.ledger", "rebuild"], env=ledger.env, cwd=ROOT,
-                             capture_output=True, text=True, timeout=60)
+    offline = await asyncio.to_thread(rebuild_offline, ledger.env)
     assert offline.returncode == 2 and "bench ledger rebuild" in offline.stderr
     assert ledger.db.exists()
     assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["rows"]["seats"] == 1
 
 
 async def test_killed_mid_fold_every_event_is_applied_exactly_once(
-    nats_server: NatsServer, nc: bus.NATS, tmp_path: object
+    nats_server: NatsServer, nc: bus.NATS, tmp_path: Path
 ) -> None:
-    home = tmp_path / "home"  # type: ignore[operator]
+    home = tmp_path / "home"
     count = 30_000
     js = nc.jetstream()
     for n in range(count):
@@ -102,18 +114,17 @@ async def test_killed_mid_fold_every_event_is_applied_exactly_once(
     ledger = LedgerProcess(nats_server.url, home, BENCH_LOG_LEVEL="DEBUG", BENCH_BATCH_MAX="500")
     try:
         child = await ledger.start(nc)
-        applied = re.compile(r'"event": "batch_applied".*?"last": (\d+)')
         end = time.monotonic() + 60
-        while not applied.search(ledger.log()):
+        while max(batches_applied(ledger.log()), default=0) < count // 6:  # well into the fold
             assert time.monotonic() < end, ledger.log()[-2000:]
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.005)
         child.signal(signal.SIGKILL)
         assert child.proc is not None and child.proc.wait(10) == -signal.SIGKILL
-        killed_at = max(int(m) for m in applied.findall(ledger.log()))
+        killed_at = max(batches_applied(ledger.log()))
         assert killed_at < count, "the kill came after the fold had finished: nothing was interrupted"
 
         await ledger.start(nc)
-        status = await ask(nc, subjects.RPC_LEDGER_STATUS, timeout=60)
+        status = await ask(nc, subjects.RPC_LEDGER_STATUS, wait_s=60)
         assert status["seq"] == count
         assert status["rows"]["events_applied"] == count and status["rows"]["seats"] == count
     finally:

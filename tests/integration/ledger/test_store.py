@@ -22,8 +22,8 @@ def test_rows_and_position_are_applied_together(tmp_path: Path) -> None:
     store.apply(fold_batch([(3, completed(f"{P}.member1", answer="late", event_id="seat:again")),
                             (4, answered(P, [f"{P}.member1"]))]), 4)
     assert store.position() == 4
-    assert store.counts() == {"events_applied": 4, "panels": 1, "seats": 1, "verdicts": 0, "config_changes": 0,
-                              "cooldowns": 0, "ledger_position": 1}
+    assert store.counts() == {"events_applied": 4, "panels": 1, "seats": 1, "verdicts": 0,
+                              "config_changes": 0, "cooldowns": 0, "ledger_position": 1}
     con = store.con.cursor()
     assert con.execute("SELECT answer FROM seats").fetchall() == [("first",)]
     assert con.execute("SELECT collection, prompt, len(seats), calls FROM panels").fetchall() == [

@@ -54,6 +54,18 @@ def test_url_from_the_environment(bench: Bench, server: FakeServer) -> None:
     assert str(server.seen[0].url) == "http://elsewhere:8123/health"
 
 
+@pytest.mark.parametrize(
+    ("args", "env"), [(["--url", "127.0.0.1:8122"], {}), ([], {"BENCHWARMERS_URL": "ftp://x"})]
+)
+def test_a_url_that_is_not_http_is_a_usage_error(
+    bench: Bench, server: FakeServer, args: list[str], env: dict[str, str]
+) -> None:
+    result = bench(*args, "status", env=env)
+    assert result.exit_code == 2
+    assert "is not an http(s) URL" in result.stderr
+    assert server.seen == []
+
+
 def test_endpoint_add_posts_the_endpoint_and_names_the_key_variable(bench: Bench, server: FakeServer) -> None:
     server.answer("POST", "/api/endpoint", body={"ok": True, "endpoint": {"name": "open-router"}})
     result = bench(
@@ -124,11 +136,29 @@ def test_401_names_the_missing_variable_and_never_the_secret(bench: Bench, serve
     assert TOKEN not in result.output
 
 
-def test_a_route_the_server_lacks_means_an_older_server(bench: Bench, server: FakeServer) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"detail": "Not Found"},
+        {"ok": False, "errors": ["unknown endpoint"]},
+        {"error": {"message": "no route POST /api/ledger/rebuild. The POST routes are: ..."}},
+    ],
+)
+def test_a_route_the_server_lacks_means_an_older_server(
+    bench: Bench, server: FakeServer, body: dict[str, object]
+) -> None:
+    server.answer("POST", "/api/ledger/rebuild", 404, body)
     result = bench("ledger", "rebuild", "--yes")
     assert result.exit_code == 1
     assert "older than this bench" in result.stderr
     assert "POST /api/ledger/rebuild" in result.stderr
+
+
+def test_a_404_with_its_own_reason_is_shown_as_such(bench: Bench, server: FakeServer) -> None:
+    server.answer("POST", "/api/models", 404, {"ok": False, "errors": ["unknown endpoint 'nowhere'"]})
+    result = bench("model", "add", "m", "--endpoint", "nowhere")
+    assert result.exit_code == 1
+    assert result.stderr == "bench: unknown endpoint 'nowhere'\n"
 
 
 def test_html_where_json_was_expected_means_an_older_server(bench: Bench, server: FakeServer) -> None:
@@ -247,3 +277,28 @@ def test_version(bench: Bench) -> None:
     result = bench("--version")
     assert result.exit_code == 0
     assert result.stdout.startswith("benchwarmers")
+
+
+def test_json_prints_a_refusal_verbatim_too(bench: Bench, server: FakeServer) -> None:
+    server.answer("POST", "/api/collection", 400, {"ok": False, "errors": ["member 'x' is not a model"]})
+    result = bench("--json", "collection", "save", "c", "--members", "x")
+    assert result.exit_code == 1
+    assert result.stdout == '{"ok":false,"errors":["member \'x\' is not a model"]}\n'
+    assert "bench: member 'x' is not a model" in result.stderr
+
+
+def test_results_read_as_a_table(bench: Bench, server: FakeServer) -> None:
+    model = {"alias": "mini", "ad_hoc": False, "vision": True, "limits": {"rpm": 30, "tpm": None}, "role": ""}
+    server.answer("POST", "/api/models", body={"ok": True, "model": model})
+    result = bench("model", "add", "m", "--endpoint", "e")
+    assert result.exit_code == 0, result.output
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in result.stdout.splitlines()
+            if line.count("│") == 3}
+    assert rows == {"alias": "mini", "ad_hoc": "no", "vision": "yes", "limits": "rpm: 30"}
+
+
+def test_server_words_are_never_rich_markup(bench: Bench, server: FakeServer) -> None:
+    server.answer("POST", "/api/collection", body={"ok": True, "collection": {"note": "[/bold] [red]x"}})
+    result = bench("collection", "save", "c", "--members", "a")
+    assert result.exit_code == 0, result.output
+    assert "[/bold] [red]x" in result.stdout

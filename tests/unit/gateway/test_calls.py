@@ -1,4 +1,4 @@
-"""The bus messages of a panel: one SeatCall per seat (P-10, P-6), the gateway's own seat error, the log line."""
+"""The bus messages of a panel: one SeatCall per seat (P-10, P-6), the gateway's own seat error, the log."""
 
 from __future__ import annotations
 
@@ -6,7 +6,13 @@ from typing import Any
 
 from services.gateway.ask import Ask
 from services.gateway.formats import OPENAI_CHAT
-from services.gateway.panel.calls import no_answer_error, panel_answered, seat_call, seat_failed, seat_messages
+from services.gateway.panel.calls import (
+    no_answer_error,
+    panel_answered,
+    seat_call,
+    seat_failed,
+    seat_messages,
+)
 from tests.unit.gateway.factories import PANEL, endpoint, plan
 
 IMAGE = {"type": "image_url", "image_url": {"url": "https://example.com/cat.png?sig=1"}}
@@ -17,18 +23,29 @@ def chat(messages: list[dict[str, Any]]) -> Ask:
 
 
 def test_text_only_seats_get_system_and_prompt() -> None:
-    ask = chat([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "a"},
-                {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}])
+    ask = chat(
+        [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": "b"},
+            {"role": "user", "content": "c"},
+        ]
+    )
     assert [m.model_dump(exclude_none=True) for m in seat_messages(ask)] == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "user: a\n\nassistant: b\n\nuser: c"},
     ]
     no_system = chat([{"role": "user", "content": "a"}])
-    assert [m.model_dump(exclude_none=True) for m in seat_messages(no_system)] == [{"role": "user", "content": "a"}]
+    assert [m.model_dump(exclude_none=True) for m in seat_messages(no_system)] == [
+        {"role": "user", "content": "a"}
+    ]
 
 
 def test_seats_with_images_get_the_messages_as_sent() -> None:
-    messages = [{"role": "system", "content": "S"}, {"role": "user", "content": [{"type": "text", "text": "?"}, IMAGE]}]
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "S"},
+        {"role": "user", "content": [{"type": "text", "text": "?"}, IMAGE]},
+    ]
     ask = chat(messages)
     assert [m.model_dump(exclude_none=True) for m in seat_messages(ask)] == messages
 
@@ -62,7 +79,12 @@ def test_seat_failed_is_an_error_with_the_callers_event_id() -> None:
 
 def test_panel_answered_keeps_placeholders_not_images() -> None:
     p = plan(members=2, explorers=0)
-    ask = chat([{"role": "system", "content": "S"}, {"role": "user", "content": [{"type": "text", "text": "?"}, IMAGE]}])
+    ask = chat(
+        [
+            {"role": "system", "content": "S"},
+            {"role": "user", "content": [{"type": "text", "text": "?"}, IMAGE]},
+        ]
+    )
     event = panel_answered(p, ask, "all", "gateway-1")
     assert event.id == f"answered:{PANEL}"
     assert event.calls == [f"{PANEL}.member1", f"{PANEL}.member2"]

@@ -13,7 +13,9 @@ from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Up
 from services.gateway.panel.text import FOOTER, bench_object, full_text, head, section
 from tests.unit.gateway.factories import done, plan
 
-ASK = OPENAI_CHAT.parse({"model": "bench/core", "stream": True, "messages": [{"role": "user", "content": "q"}]}, {})
+ASK = OPENAI_CHAT.parse(
+    {"model": "bench/core", "stream": True, "messages": [{"role": "user", "content": "q"}]}, {}
+)
 
 
 async def collect(updates: list[Update], first: Update | None) -> list[Any]:
@@ -21,7 +23,9 @@ async def collect(updates: list[Update], first: Update | None) -> list[Any]:
     for update in updates:
         queue.put_nowait(update)
     raw = b""
-    async for chunk in stream_bytes(OPENAI_CHAT.encoder(ASK, "bench/core"), AllMode(), queue.get, first, 30.0):
+    async for chunk in stream_bytes(
+        OPENAI_CHAT.encoder(ASK, "bench/core"), AllMode(), queue.get, first, 30.0
+    ):
         raw += chunk
     frames: list[Any] = []
     for frame in raw.decode().split("\n\n"):
@@ -30,21 +34,30 @@ async def collect(updates: list[Update], first: Update | None) -> list[Any]:
         elif frame == "data: [DONE]":
             frames.append("[DONE]")
         elif frame:
-            frames.append(json.loads(frame[len("data: "):]))
+            frames.append(json.loads(frame[len("data: ") :]))
     return frames
 
 
 def text_of(frames: list[Any]) -> str:
-    return "".join(f["choices"][0]["delta"].get("content", "") for f in frames if isinstance(f, dict)
-                   and "choices" in f)
+    return "".join(
+        f["choices"][0]["delta"].get("content", "") for f in frames if isinstance(f, dict) and "choices" in f
+    )
 
 
 async def test_sections_come_in_finish_order_and_the_text_is_the_reply() -> None:
     p = plan(members=2, explorers=1)
     m1, m2, x1 = p.seats
-    results = {x1.call: done(x1, answer="fast"), m2.call: done(m2, answer="middle"), m1.call: done(m1, answer="slow")}
-    updates: list[Update] = [Landed(x1, results[x1.call]), Landed(m2, results[m2.call]),
-                             Landed(m1, results[m1.call]), Finished(p, results)]
+    results = {
+        x1.call: done(x1, answer="fast"),
+        m2.call: done(m2, answer="middle"),
+        m1.call: done(m1, answer="slow"),
+    }
+    updates: list[Update] = [
+        Landed(x1, results[x1.call]),
+        Landed(m2, results[m2.call]),
+        Landed(m1, results[m1.call]),
+        Finished(p, results),
+    ]
     frames = await collect(updates, first=Seated(p))
     assert frames[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
     assert frames[-1] == "[DONE]"
@@ -55,7 +68,9 @@ async def test_sections_come_in_finish_order_and_the_text_is_the_reply() -> None
     assert text.index("fast") < text.index("middle") < text.index("slow")
     # S-4: the plain reply's pieces, with the sections in finish order instead of seat order.
     in_finish_order = [x1, m2, m1]
-    assert text == head(p) + "".join("\n" + section(s, results[s.call]) for s in in_finish_order) + "\n" + FOOTER
+    assert (
+        text == head(p) + "".join("\n" + section(s, results[s.call]) for s in in_finish_order) + "\n" + FOOTER
+    )
     assert len(text) == len(full_text(p, results))
     assert "keep-alive" not in frames
 
@@ -89,6 +104,7 @@ async def test_silence_brings_keepalives_until_the_next_update() -> None:
 
 async def test_an_error_after_the_200_is_written_into_the_stream() -> None:
     frames = await collect([Failed(503, "collection 'core' has no members")], first=None)
-    assert frames[-2] == {"error": {"message": "collection 'core' has no members", "type": "bench_gateway",
-                                    "code": 503}}
+    assert frames[-2] == {
+        "error": {"message": "collection 'core' has no members", "type": "bench_gateway", "code": 503}
+    }
     assert frames[-1] == "[DONE]"

@@ -13,29 +13,43 @@ def test_one_turn_is_its_text() -> None:
 
 
 def test_system_and_developer_join_with_a_blank_line() -> None:
-    flat = flatten([
-        {"role": "system", "content": "A"},
-        {"role": "user", "content": "q"},
-        {"role": "developer", "content": "B"},
-    ])
+    flat = flatten(
+        [
+            {"role": "system", "content": "A"},
+            {"role": "user", "content": "q"},
+            {"role": "developer", "content": "B"},
+        ]
+    )
     assert flat.system == "A\n\nB"
     assert flat.prompt == "q"
 
 
 def test_several_turns_are_labelled_by_role() -> None:
-    flat = flatten([
-        {"role": "user", "content": "one"},
-        {"role": "assistant", "content": [{"type": "text", "text": "two"}, {"type": "text", "text": "three"}]},
-        {"role": "user", "content": "four"},
-    ])
+    flat = flatten(
+        [
+            {"role": "user", "content": "one"},
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "two"}, {"type": "text", "text": "three"}],
+            },
+            {"role": "user", "content": "four"},
+        ]
+    )
     assert flat.prompt == "user: one\n\nassistant: two\n\nthree\n\nuser: four"
 
 
 def test_images_become_placeholders_and_are_counted() -> None:
-    flat = flatten([{"role": "user", "content": [
-        {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64," + "A" * 4000}},
-        {"type": "text", "text": "what?"},
-    ]}])
+    flat = flatten(
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64," + "A" * 4000}},
+                    {"type": "text", "text": "what?"},
+                ],
+            }
+        ]
+    )
     assert flat.images == 1
     assert flat.prompt == "[image: data URL, 3 KB]\n\nwhat?"
 

@@ -38,26 +38,43 @@ def test_plain_request_becomes_an_ask() -> None:
 
 
 def test_system_developer_and_several_turns_flatten() -> None:
-    ask = OPENAI_CHAT.parse({"model": "core", "messages": [
-        {"role": "system", "content": "Be brief."},
-        {"role": "developer", "content": [{"type": "text", "text": "Cite sources."}]},
-        {"role": "user", "content": "Hi"},
-        {"role": "assistant", "content": "Hello"},
-        {"role": "user", "content": "Why?"},
-    ]}, {})
+    ask = OPENAI_CHAT.parse(
+        {
+            "model": "core",
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "developer", "content": [{"type": "text", "text": "Cite sources."}]},
+                {"role": "user", "content": "Hi"},
+                {"role": "assistant", "content": "Hello"},
+                {"role": "user", "content": "Why?"},
+            ],
+        },
+        {},
+    )
     assert ask.system == "Be brief.\n\nCite sources."
     assert ask.prompt == "user: Hi\n\nassistant: Hello\n\nuser: Why?"
 
 
 def test_sampling_options_are_read_past() -> None:
     plain = OPENAI_CHAT.parse(body(), {})
-    tuned = OPENAI_CHAT.parse(body(max_tokens=5, max_completion_tokens=5, temperature=0.1, top_p=0.2, stop=["x"],
-                                   stream_options={"include_usage": True}), {})
+    tuned = OPENAI_CHAT.parse(
+        body(
+            max_tokens=5,
+            max_completion_tokens=5,
+            temperature=0.1,
+            top_p=0.2,
+            stop=["x"],
+            stream_options={"include_usage": True},
+        ),
+        {},
+    )
     assert (tuned.messages, tuned.system, tuned.prompt) == (plain.messages, plain.system, plain.prompt)
 
 
 def test_with_and_bench_reply_are_read() -> None:
-    ask = OPENAI_CHAT.parse(body(**{"with": ["m-a", "m-b"], "bench": {"reply": "merged"}, "stream": True}), {})
+    ask = OPENAI_CHAT.parse(
+        body(**{"with": ["m-a", "m-b"], "bench": {"reply": "merged"}, "stream": True}), {}
+    )
     assert ask.with_ == ["m-a", "m-b"]
     assert ask.reply == "merged"
     assert ask.stream is True
@@ -94,7 +111,10 @@ def test_body_fields_of_the_wrong_kind_are_refused(extra: dict[str, Any], says: 
         ([{"role": "robot", "content": "x"}], "role must be one of"),
         ([{"role": "user", "content": 5}], "content must be a string or a list"),
         ([{"role": "user", "content": ["text"]}], "content must be a string or a list"),
-        ([{"role": "user", "content": [{"type": "input_audio", "input_audio": {}}]}], '"input_audio" are not'),
+        (
+            [{"role": "user", "content": [{"type": "input_audio", "input_audio": {}}]}],
+            '"input_audio" are not',
+        ),
     ],
 )
 def test_messages_that_are_not_chat_messages_are_refused(messages: Any, says: str) -> None:
@@ -111,7 +131,9 @@ def test_image_parts_of_another_api_are_refused(kind: str) -> None:
     assert "another API's image shape" in refusal.message
 
 
-@pytest.mark.parametrize("url", ["file:///etc/passwd", "data:text/plain;base64,aGk=", "", "ftp://x/y.png", None])
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "data:text/plain;base64,aGk=", "", "ftp://x/y.png", None]
+)
 def test_bad_image_urls_are_refused(url: Any) -> None:
     part = {"type": "image_url", "image_url": {"url": url}}
     refusal = refused(body(messages=[{"role": "user", "content": [{"type": "text", "text": "see"}, part]}]))
@@ -120,15 +142,23 @@ def test_bad_image_urls_are_refused(url: Any) -> None:
 
 
 def test_images_are_counted_and_shown_as_placeholders() -> None:
-    messages = [{"role": "user", "content": [
-        {"type": "text", "text": "What is in these?"},
-        {"type": "image_url", "image_url": {"url": PNG}},
-        {"type": "image_url", "image_url": "https://user:pw@img.example.com/a.png?sig=secret"},
-    ]}]
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What is in these?"},
+                {"type": "image_url", "image_url": {"url": PNG}},
+                {"type": "image_url", "image_url": "https://user:pw@img.example.com/a.png?sig=secret"},
+            ],
+        }
+    ]
     ask = OPENAI_CHAT.parse(body(messages=messages), {})
     assert ask.images == 2
     assert ask.messages == messages  # seats with images get the messages as sent
-    assert ask.prompt == "What is in these?\n\n[image: data URL, 1 KB]\n\n[image: https://img.example.com/a.png?...]"
+    assert (
+        ask.prompt
+        == "What is in these?\n\n[image: data URL, 1 KB]\n\n[image: https://img.example.com/a.png?...]"
+    )
     assert "secret" not in ask.prompt and "pw" not in ask.prompt
 
 
@@ -136,11 +166,25 @@ def test_images_are_counted_and_shown_as_placeholders() -> None:
     ("extra", "messages", "agentic"),
     [
         ({"tools": [{"type": "function", "function": {"name": "f"}}]}, None, "tools"),
-        ({}, [{"role": "user", "content": "x"}, {"role": "assistant", "content": None,
-              "tool_calls": [{"id": "1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}],
-         "tool calls"),
-        ({}, [{"role": "user", "content": "x"}, {"role": "tool", "tool_call_id": "1", "content": "42"}],
-         "tool results"),
+        (
+            {},
+            [
+                {"role": "user", "content": "x"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                    ],
+                },
+            ],
+            "tool calls",
+        ),
+        (
+            {},
+            [{"role": "user", "content": "x"}, {"role": "tool", "tool_call_id": "1", "content": "42"}],
+            "tool results",
+        ),
     ],
 )
 def test_agent_turns_are_noted_not_refused_by_the_format(
@@ -157,7 +201,9 @@ def test_an_empty_tools_list_is_no_tools() -> None:
 
 
 def test_error_body_has_the_openai_shape() -> None:
-    assert OPENAI_CHAT.error_body(404, "nope") == {"error": {"message": "nope", "type": "bench_gateway", "code": 404}}
+    assert OPENAI_CHAT.error_body(404, "nope") == {
+        "error": {"message": "nope", "type": "bench_gateway", "code": 404}
+    }
 
 
 def test_reply_is_a_chat_completion_with_bench_and_no_usage() -> None:
@@ -168,8 +214,9 @@ def test_reply_is_a_chat_completion_with_bench_and_no_usage() -> None:
     assert out["object"] == "chat.completion"
     assert isinstance(out["created"], int)
     assert out["model"] == "bench/core"  # canonical, never the suffix form
-    assert out["choices"] == [{"index": 0, "finish_reason": "stop",
-                               "message": {"role": "assistant", "content": "the text"}}]
+    assert out["choices"] == [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "the text"}}
+    ]
     assert out["bench"] == {"panel": "p"}
     assert "usage" not in out
     assert reply.headers == {}
@@ -185,7 +232,7 @@ def events(raw: bytes) -> list[Any]:
             out.append(("comment", frame[1:].strip()))
         else:
             assert frame.startswith("data: ")
-            data = frame[len("data: "):]
+            data = frame[len("data: ") :]
             out.append(data if data == "[DONE]" else json.loads(data))
     return out
 
@@ -193,7 +240,9 @@ def events(raw: bytes) -> list[Any]:
 def test_stream_chunks_follow_s5() -> None:
     ask = OPENAI_CHAT.parse(body(stream=True), {})
     enc = OPENAI_CHAT.encoder(ask, "bench/core")
-    frames = events(enc.start() + enc.piece("head") + enc.keepalive() + enc.piece("more") + enc.finish({"x": 1}))
+    frames = events(
+        enc.start() + enc.piece("head") + enc.keepalive() + enc.piece("more") + enc.finish({"x": 1})
+    )
     chunks = [f for f in frames if isinstance(f, dict)]
     assert frames[2] == ("comment", "keep-alive")
     assert frames[-1] == "[DONE]"
@@ -203,7 +252,11 @@ def test_stream_chunks_follow_s5() -> None:
     assert {c["model"] for c in chunks} == {"bench/core"}
     assert len({c["created"] for c in chunks}) == 1
     assert [c["choices"][0]["delta"] for c in chunks] == [
-        {"role": "assistant", "content": ""}, {"content": "head"}, {"content": "more"}, {}]
+        {"role": "assistant", "content": ""},
+        {"content": "head"},
+        {"content": "more"},
+        {},
+    ]
     assert [c["choices"][0]["finish_reason"] for c in chunks] == [None, None, None, "stop"]
     assert chunks[-1]["bench"] == {"x": 1}
     assert all("bench" not in c for c in chunks[:-1])
@@ -212,4 +265,6 @@ def test_stream_chunks_follow_s5() -> None:
 def test_stream_error_is_an_error_object_then_done() -> None:
     enc = OPENAI_CHAT.encoder(OPENAI_CHAT.parse(body(stream=True), {}), "bench/core")
     assert events(enc.error(503, "no seat")) == [
-        {"error": {"message": "no seat", "type": "bench_gateway", "code": 503}}, "[DONE]"]
+        {"error": {"message": "no seat", "type": "bench_gateway", "code": 503}},
+        "[DONE]",
+    ]

@@ -46,8 +46,9 @@ def test_split_model(model: str, name: str, suffix: str | None) -> None:
     assert split_model(model) == (name, suffix)
 
 
-@pytest.mark.parametrize(("model", "status"), [("", 400), ("bench/", 400), ("bench/nope", 404),
-                                                ("bench/core:both", 404)])
+@pytest.mark.parametrize(
+    ("model", "status"), [("", 400), ("bench/", 400), ("bench/nope", 404), ("bench/core:both", 404)]
+)
 def test_no_model_or_unknown_lists_every_collection_sorted(model: str, status: int) -> None:
     refusal = refusal_of(model)
     assert refusal.status == status

@@ -22,8 +22,10 @@ SKIP = Skip(seat="member", alias="old", why="retired from the bench on 2026-01-0
 
 def test_heading_names_collection_panel_counts_and_shape() -> None:
     p = plan(members=2, explorers=1)
-    assert head(p) == (f"Bench bench/core {PANEL} · 2 members + 1 explorers · explorer shape general "
-                       "(set on the collection)\n")
+    assert head(p) == (
+        f"Bench bench/core {PANEL} · 2 members + 1 explorers · explorer shape general "
+        "(set on the collection)\n"
+    )
 
 
 def test_not_asked_line_follows_the_heading() -> None:
@@ -71,11 +73,22 @@ def test_bench_object_has_exactly_the_p14_fields() -> None:
     assert bench["panel"] == PANEL and re.fullmatch(r"p\d{8}-\d{6}-[0-9a-f]{4}", bench["panel"])
     assert bench["collection"] == "bench/core"
     assert bench["verdict"] == VERDICT_HINT
-    assert [s["call"] for s in bench["seats"]] == [f"{PANEL}.member1", f"{PANEL}.member2", f"{PANEL}.explorer"]
+    assert [s["call"] for s in bench["seats"]] == [
+        f"{PANEL}.member1",
+        f"{PANEL}.member2",
+        f"{PANEL}.explorer",
+    ]
     for seat in bench["seats"]:
         assert set(seat) == {"call", "seat", "alias", "status", "seconds", "answer", "error"}
-    assert bench["seats"][0] == {"call": f"{PANEL}.member1", "seat": "member", "alias": "m1", "status": "ok",
-                                 "seconds": 1.2, "answer": "m1 answers", "error": ""}
+    assert bench["seats"][0] == {
+        "call": f"{PANEL}.member1",
+        "seat": "member",
+        "alias": "m1",
+        "status": "ok",
+        "seconds": 1.2,
+        "answer": "m1 answers",
+        "error": "",
+    }
 
 
 def test_skipped_appears_only_when_someone_was_skipped() -> None:

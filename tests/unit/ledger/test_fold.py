@@ -1,4 +1,4 @@
-"""Event → row mapping: every event type, and the batch's own de-duplication (first seat wins, panels merge)."""
+"""Event → row mapping: every event type, and a batch's own de-duplication (first seat wins, panels merge)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def test_panel_rows_merge_the_plan_and_the_answer_whatever_the_order() -> None:
     assert in_order.at == T0 and in_order.answered_at == answer.at
     assert [s["alias"] for s in in_order.seats or []] == ["a", "b"]
     assert in_order.skipped == [{"seat": "explorer", "alias": "z", "why": "resting"}]
-    assert (in_order.reply, in_order.system, in_order.prompt) == ("all", "be brief", "find the race in refresh()")
+    assert (in_order.reply, in_order.system) == ("all", "be brief")
+    assert in_order.prompt == "find the race in refresh()"
     assert in_order.calls == [f"{P}.member1", f"{P}.member2"]
 
 
@@ -68,8 +69,8 @@ def test_verdicts_are_kept_per_event_id() -> None:
     v1 = recorded(f"{P}.member1", "a", True, "checked", n=0)
     v2 = recorded(f"{P}.member1", "a", False, "wrong after all", n=5)
     rows = fold_batch([(3, v1), (4, v1), (5, v2)])
-    assert [(v.seq, v.useful, v.note) for v in rows.verdicts.values()] == [(3, True, "checked"), (5, False,
-                                                                                                "wrong after all")]
+    assert [(v.seq, v.useful, v.note) for v in rows.verdicts.values()] == [
+        (3, True, "checked"), (5, False, "wrong after all")]
     assert rows.verdicts[v1.id].real_claims == ["the race"]
     assert rows.verdicts[v2.id].false_claims == ["sql injection"]
 

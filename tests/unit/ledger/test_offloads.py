@@ -33,7 +33,8 @@ def req(useful: bool = True, note: str | None = None, real: list[str] | None = N
 
 def stored(seq: int = 40, useful: bool = True, note: str = "checked", real: tuple[str, ...] = ("r1",),
            false: tuple[str, ...] = ()) -> StoredVerdict:
-    return StoredVerdict(seq=seq, at=NOW - timedelta(days=1), useful=useful, note=note, real=real, false=false)
+    yesterday = NOW - timedelta(days=1)
+    return StoredVerdict(seq=seq, at=yesterday, useful=useful, note=note, real=real, false=false)
 
 
 def test_seat_note_is_label_status_and_seconds_with_a_short_error() -> None:
@@ -56,8 +57,8 @@ def test_first_verdict_with_blank_note_keeps_the_seat_note() -> None:
     assert event.real == ["the race"] and event.false_claims == [] and event.by == "local" and event.at == NOW
     assert event.id.startswith(f"verdict:{CALL}:") and event.id.endswith(":0")
     assert decision.entry == {"date": "2026-12-03", "model": "a", "task": "fix it (bench/core, code)",
-                              "useful": True, "note": "member; ok in 1.3s", "call": CALL, "real": ["the race"],
-                              "false": []}
+                              "useful": True, "note": "member; ok in 1.3s", "call": CALL,
+                              "real": ["the race"], "false": []}
 
 
 def test_blank_note_and_empty_claims_keep_the_previous_verdicts_values() -> None:
@@ -70,7 +71,8 @@ def test_blank_note_and_empty_claims_keep_the_previous_verdicts_values() -> None
 def test_new_values_replace_the_previous_ones() -> None:
     decision = decide_verdict(req(True, note="better", real=["r2"], false=["f1"]), SEAT, stored(), NOW)
     assert isinstance(decision, Record)
-    assert (decision.event.note, decision.event.real, decision.event.false_claims) == ("better", ["r2"], ["f1"])
+    event = decision.event
+    assert (event.note, event.real, event.false_claims) == ("better", ["r2"], ["f1"])
 
 
 def test_the_stored_verdict_again_writes_nothing() -> None:

@@ -9,8 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from structlog.testing import capture_logs
 
-from services.prober.__main__ import parse_mode
-from services.prober.schedule import Mode
+from services.prober.schedule import Mode, parse_mode
 from services.prober.scheduler import Scheduler
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -99,6 +98,6 @@ def test_modes_parse(text: str, mode: Mode) -> None:
     assert parse_mode(text) is mode
 
 
-def test_an_unknown_mode_stops_the_prober_with_the_choices() -> None:
-    with pytest.raises(SystemExit, match="BENCH_SCHEDULER='daily' is not one of off, log-only, run"):
+def test_an_unknown_mode_is_refused_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="BENCH_SCHEDULER='daily' is not one of off, log-only, run"):
         parse_mode("daily")

@@ -1,0 +1,109 @@
+"""Anthropic Messages (`POST /v1/messages`): H-G5, S-3, S-5, S-6, H-1.
+
+The panel's reply is one text block. Streamed: message_start (input estimate), one text block fed by
+text_delta pieces, message_delta (stop reason, output estimate, `bench`), message_stop; `event: ping` while
+seats think; `event: error` when the panel fails after the 200. The request side lives in
+`anthropic_request`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from services.gateway.ask import Ask
+from services.gateway.formats.anthropic_request import request_messages, route_fields
+from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
+from services.gateway.formats.canonical import asked_model, sse_event, stream_flag, translated_ask
+from services.gateway.formats.common import bench_fields, model_field
+from services.gateway.panel.flatten import estimate_text
+
+ERROR_TYPES = {
+    400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+    404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 503: "overloaded_error",
+}
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": ERROR_TYPES.get(status, "api_error"), "message": message}}
+
+
+def message_id() -> str:
+    return f"msg_{secrets.token_hex(12)}"
+
+
+def message(
+    model: str, content: list[dict[str, Any]], stop: str | None, usage: dict[str, int]
+) -> dict[str, Any]:
+    return {
+        "id": message_id(), "type": "message", "role": "assistant", "model": model, "content": content,
+        "stop_reason": stop, "stop_sequence": None, "usage": usage,
+    }
+
+
+class Anthropic(Format):
+    name = "anthropic"
+    routes = ("/v1/messages",)
+
+    def parse(self, body: dict[str, Any], params: Mapping[str, str]) -> Ask:
+        model = model_field(body)
+        nominees, reply = bench_fields(body)
+        messages, agentic = request_messages(body)
+        fields, has_tools = route_fields(body)
+        return translated_ask(
+            self.name, model, messages, with_=nominees, reply=reply, stream=stream_flag(body),
+            agentic="tools" if has_tools else agentic, route_fields=fields,
+        )
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        return error_body(status, message)
+
+    def reply(self, ask: Ask, answer: Answer) -> Reply:
+        usage = {"input_tokens": ask.estimate, "output_tokens": estimate_text(answer.content)}
+        body = message(asked_model(ask), [{"type": "text", "text": answer.content}], "end_turn", usage)
+        return Reply(body={**body, "bench": answer.bench})
+
+    def encoder(self, ask: Ask, collection: str) -> StreamEncoder:
+        return MessageEvents(asked_model(ask), ask.estimate)
+
+
+class MessageEvents(StreamEncoder):
+    """S-5 Anthropic: one text block between message_start and message_stop; `bench` on message_delta."""
+
+    def __init__(self, model: str, input_tokens: int) -> None:
+        self.model = model
+        self.input_tokens = input_tokens
+        self.text = ""
+
+    def start(self) -> bytes:
+        usage = {"input_tokens": self.input_tokens, "output_tokens": 0}
+        opened = message(self.model, [], None, usage)
+        return (
+            sse_event("message_start", {"type": "message_start", "message": opened})
+            + sse_event("content_block_start", {
+                "type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""},
+            })
+        )
+
+    def piece(self, text: str) -> bytes:
+        self.text += text
+        return sse_event("content_block_delta", {
+            "type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text},
+        })
+
+    def keepalive(self) -> bytes:
+        return sse_event("ping", {"type": "ping"})
+
+    def finish(self, bench: dict[str, Any]) -> bytes:
+        return (
+            sse_event("content_block_stop", {"type": "content_block_stop", "index": 0})
+            + sse_event("message_delta", {
+                "type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": estimate_text(self.text)}, "bench": bench,
+            })
+            + sse_event("message_stop", {"type": "message_stop"})
+        )
+
+    def error(self, status: int, message: str) -> bytes:
+        return sse_event("error", error_body(status, message))

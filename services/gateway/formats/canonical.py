@@ -1,0 +1,164 @@
+"""What the translated formats (completions, Responses, Anthropic, Ollama, Gemini) share on the way in.
+
+Each turns its request into OpenAI chat messages (the Ask's canonical shape): text-only content collapsed to
+one string, images as `image_url` parts (X-5), tool calls as an assistant message's `tool_calls` and tool
+results as `tool` messages, so route mode can pass an agent's turn on unchanged (RM-5). What the messages
+cannot carry (the model exactly as asked, the OpenAI fields route mode passes on, when the request came in)
+rides on `TranslatedAsk`, a subclass, so the seam's `Ask` stays as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from services.gateway.ask import Ask, Refusal, ReplyMode, make_ask
+from services.gateway.formats.common import check_image_url
+
+Message = dict[str, Any]
+Part = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TranslatedAsk(Ask):
+    """An Ask plus what a translated request keeps beyond its messages."""
+
+    asked_model: str = ""  # the model string as the client wrote it; replies echo it (H-G3..H-G9)
+    route_fields: dict[str, Any] = field(default_factory=dict)  # RM-5: tools, tool_choice… as OpenAI
+    received_ns: int = field(default_factory=time.monotonic_ns)  # Ollama reports real durations (H-G7)
+    event_stream: bool = True  # False: Gemini without `alt=sse` streams one JSON array instead (S-1)
+
+
+def translated_ask(
+    format: str,
+    model: str,
+    messages: list[Message],
+    *,
+    asked_model: str | None = None,
+    route_fields: dict[str, Any] | None = None,
+    with_: list[str] | None = None,
+    reply: ReplyMode | None = None,
+    stream: bool = False,
+    agentic: str = "",
+    event_stream: bool = True,
+) -> TranslatedAsk:
+    base = make_ask(format, model, messages, with_=with_, reply=reply, stream=stream, agentic=agentic)
+    shared = {f.name: getattr(base, f.name) for f in fields(Ask)}
+    return TranslatedAsk(
+        **shared, asked_model=model if asked_model is None else asked_model,
+        route_fields=route_fields or {}, event_stream=event_stream,
+    )
+
+
+def asked_model(ask: Ask) -> str:
+    return ask.asked_model if isinstance(ask, TranslatedAsk) else ask.model
+
+
+def stream_flag(body: Mapping[str, Any], default: bool = False) -> bool:
+    stream = body.get("stream")
+    if stream is None:
+        return default
+    if not isinstance(stream, bool):
+        raise Refusal(400, '"stream" must be true or false')
+    return stream
+
+
+def text_part(text: str) -> Part:
+    return {"type": "text", "text": text}
+
+
+def image_part(url: Any, detail: Any = None) -> Part:
+    """P-6: checked, never fetched."""
+    check_image_url(url)
+    image: dict[str, Any] = {"url": url}
+    if isinstance(detail, str):
+        image["detail"] = detail
+    return {"type": "image_url", "image_url": image}
+
+
+def data_url(mime: Any, data: Any, where: str) -> str:
+    """Inline image bytes (base64) → a data URL. Only images: PDFs, audio and the like are refused (X-3).
+    URL-safe base64 (the google-genai SDK sends it) is turned into the standard alphabet providers expect."""
+    if not isinstance(mime, str) or not mime.lower().startswith("image/"):
+        shown = json.dumps(mime)
+        raise Refusal(400, f"{where}: only images can be sent inline (media type {shown} is not one)")
+    if not isinstance(data, str) or not data:
+        raise Refusal(400, f"{where}: the image data must be a non-empty base64 string")
+    url = f"data:{mime};base64,{data.replace('-', '+').replace('_', '/')}"
+    check_image_url(url)
+    return url
+
+
+def collapse(parts: list[Part]) -> str | list[Part]:
+    """X-5: text-only content becomes one string joined by blank lines; content with images stays parts."""
+    if all(part.get("type") == "text" for part in parts):
+        return "\n\n".join(part["text"] for part in parts)
+    return parts
+
+
+def tool_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
+    """An OpenAI tool call; arguments are a JSON string (objects are encoded)."""
+    if not isinstance(arguments, str):
+        arguments = json.dumps({} if arguments is None else arguments, ensure_ascii=False)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def add_tool_call(messages: list[Message], call: dict[str, Any]) -> None:
+    """The calls of one turn ride on that turn's assistant message, as OpenAI carries them."""
+    last = messages[-1] if messages else None
+    if last is not None and last.get("role") == "assistant":
+        last.setdefault("tool_calls", []).append(call)
+    else:
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+
+
+def tool_message(call_id: str, content: str) -> Message:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def function_tool(name: Any, description: Any, parameters: Any) -> dict[str, Any]:
+    function: dict[str, Any] = {"name": name}
+    if isinstance(description, str) and description:
+        function["description"] = description
+    if isinstance(parameters, dict):
+        function["parameters"] = parameters
+    return {"type": "function", "function": function}
+
+
+def copy_fields(source: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """The given fields of `source` that are set, renamed to their OpenAI names (route mode, RM-5)."""
+    return {openai: source[name] for name, openai in names.items() if source.get(name) is not None}
+
+
+class CallNumbers:
+    """RM-5: Gemini and Ollama calls may carry no ids: they are numbered `call_0`, `call_1`… per request,
+    and a result is matched to the oldest open call of the same name (or any, when it names none)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.open: list[tuple[str, str]] = []
+
+    def fresh(self) -> str:
+        call_id = f"call_{self.count}"
+        self.count += 1
+        return call_id
+
+    def call(self, name: str, given: Any = None) -> str:
+        call_id = given if isinstance(given, str) and given else self.fresh()
+        self.open.append((call_id, name))
+        return call_id
+
+    def result(self, name: Any, given: Any = None) -> str:
+        for index, (call_id, called) in enumerate(self.open):
+            if (call_id == given) if given else (not name or called == name):
+                del self.open[index]
+                return call_id
+        return given if isinstance(given, str) and given else self.fresh()
+
+
+def sse_event(event: str, payload: Any) -> bytes:
+    """One named server-sent event carrying JSON (Anthropic and Responses streams)."""
+    return f"event: {event}\ndata: ".encode() + json.dumps(payload, ensure_ascii=False).encode() + b"\n\n"

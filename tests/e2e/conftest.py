@@ -1,0 +1,112 @@
+"""A whole Benchwarmers stack (NATS + five services as processes) and a fake provider, for black-box tests
+through the official SDKs. One stack for the session; tests use models and collections of their own."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import nats
+import pytest
+
+from cli.stack import Stack
+from shared import subjects
+from shared.natsserver import free_port
+from tests.fakes.provider import FakeProvider
+
+KEEPALIVE_S = 0.5
+
+
+class Admin:
+    """The admin JSON API over httpx; every write must answer `{"ok": true}`."""
+
+    def __init__(self, url: str) -> None:
+        self.http = httpx.Client(base_url=url, timeout=30)
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        reply = self.http.post(path, json=body)
+        data: dict[str, Any] = reply.json()
+        assert reply.status_code == 200 and data["ok"], (path, body, reply.status_code, data)
+        return data
+
+    def endpoint(self, name: str, base: str) -> None:
+        self.post("/api/endpoint", {"name": name, "base": base})
+
+    def model(self, served: str, endpoint: str = "fake", **extra: Any) -> str:
+        alias: str = self.post("/api/models", {"served": served, "endpoint": endpoint, **extra})["model"][
+            "alias"
+        ]
+        return alias
+
+    def collection(self, name: str, members: list[str], **extra: Any) -> None:
+        self.post("/api/collection", {"name": name, "members": members, **extra})
+
+
+def stack_logs(home: Path) -> str:
+    tails = []
+    for log in sorted((home / "logs").glob("*.log")):
+        tails.append(f"--- {log.name}\n{log.read_text(errors='replace')[-2500:]}")
+    return "\n".join(tails)
+
+
+@pytest.fixture(scope="session")
+def provider() -> Iterator[FakeProvider]:
+    fake = FakeProvider().start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) -> Iterator[Stack]:
+    """One stack for every e2e module (start-ups are the slow part); each test uses its own collections.
+    Keep-alives every 0.5 s, so a stream's silence is seen within a test's patience."""
+    home = tmp_path_factory.mktemp("stack")
+    stack = Stack(
+        home=home,
+        port=free_port(),
+        extra_env={"BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key", "BENCH_KEEPALIVE_S": str(KEEPALIVE_S)},
+    )
+    try:
+        stack.start()
+        Admin(stack.url).endpoint("fake", provider.base_url)
+        yield stack
+    except BaseException:
+        print(stack_logs(home))
+        raise
+    finally:
+        stack.stop()
+
+
+def events_on(nats_url: str, subject: str) -> tuple[int, int]:
+    """How many events the stream holds on `subject`, and the sequence of the last (a read of the source
+    of truth)."""
+
+    async def read() -> tuple[int, int]:
+        nc = await nats.connect(nats_url)
+        try:
+            js = nc.jetstream()
+            info = await js.stream_info(subjects.EVENTS_STREAM, subjects_filter=subject)
+            count = (info.state.subjects or {}).get(subject, 0)
+            if not count:
+                return 0, 0
+            last = await js.get_last_msg(subjects.EVENTS_STREAM, subject)
+            return count, last.seq or 0
+        finally:
+            await nc.close()
+
+    return asyncio.run(read())
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 20.0, what: str = "the condition") -> None:
+    """Poll `check` until it holds; fail after `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            raise AssertionError(f"{what} did not happen within {timeout}s")
+        time.sleep(0.1)

@@ -1,0 +1,74 @@
+"""Reading a request body under H-2: JSON content type, a sane length, the size limit, a JSON object."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.requests import Request
+from starlette.types import Message
+
+from services.gateway.ask import Refusal
+from services.gateway.http import IMAGE_ADVICE, read_json_body
+
+
+def request(body: bytes, headers: dict[str, str], chunk: int = 0) -> tuple[Request, list[int]]:
+    """A request whose body arrives in chunks; the list counts how many chunks the reader asked for."""
+    asked: list[int] = []
+    pieces = [body[i : i + chunk] for i in range(0, len(body), chunk)] if chunk else [body]
+
+    async def receive() -> Message:
+        asked.append(1)
+        piece = pieces.pop(0) if pieces else b""
+        return {"type": "http.request", "body": piece, "more_body": bool(pieces)}
+
+    raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    scope = {"type": "http", "method": "POST", "path": "/", "headers": raw, "query_string": b""}
+    return Request(scope, receive), asked
+
+
+async def refusal(req: Request, limit: int = 100) -> Refusal:
+    with pytest.raises(Refusal) as caught:
+        await read_json_body(req, limit, IMAGE_ADVICE)
+    return caught.value
+
+
+JSON = {"content-type": "application/json; charset=utf-8"}
+
+
+async def test_a_json_object_is_read() -> None:
+    req, _ = request(b'{"a": 1}', JSON, chunk=3)
+    assert await read_json_body(req, 100) == {"a": 1}
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "", "application/x-www-form-urlencoded"])
+async def test_other_content_types_are_415(content_type: str) -> None:
+    req, _ = request(b"{}", {"content-type": content_type} if content_type else {})
+    assert (await refusal(req)).status == 415
+
+
+async def test_a_declared_length_over_the_limit_is_refused_before_reading() -> None:
+    req, asked = request(b"{}", {**JSON, "content-length": "101"})
+    refused = await refusal(req)
+    assert refused.status == 413
+    assert refused.message.startswith("body is 101 bytes; the limit is 100.")
+    assert "http(s) URLs" in refused.message
+    assert asked == []
+
+
+async def test_an_undeclared_body_over_the_limit_is_refused_while_reading() -> None:
+    req, asked = request(b'{"a": "' + b"x" * 200 + b'"}', JSON, chunk=50)
+    assert (await refusal(req)).status == 413
+    assert len(asked) < 5  # stopped before the end
+
+
+async def test_a_bad_length_is_400() -> None:
+    req, _ = request(b"{}", {**JSON, "content-length": "-1"})
+    assert (await refusal(req)).status == 400
+
+
+@pytest.mark.parametrize(
+    ("body", "message"), [(b"{nope", "body is not JSON"), (b"[1]", "body must be a JSON object")]
+)
+async def test_the_body_must_be_a_json_object(body: bytes, message: str) -> None:
+    req, _ = request(body, JSON)
+    refused = await refusal(req)
+    assert (refused.status, refused.message) == (400, message)

@@ -1,0 +1,115 @@
+"""`GET /v1/models` rows (H-G1, A-25) and the `/bench/*` request checks (H-G10..H-G12, A-11, A-12)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from services.gateway.ask import Refusal
+from services.gateway.ledger_api import pending_request, record_request, verdict_request
+from services.gateway.listing import model_rows
+from shared.events import GatewaySettingsSaved
+from tests.unit.gateway.factories import collection, config, endpoint, model
+
+
+def test_each_collection_three_times_own_mode_first() -> None:
+    st = config(
+        endpoint("fake"),
+        endpoint("other"),
+        model("a", context_window=32000, vision=True, tools=True),
+        model("b", endpoint="other", context_window=8000, vision=True),
+        model("c"),
+        collection("core", ["a", "b"], description="everyday", tags=["general"], merger="c"),
+        collection("agents", ["a", "c"], reply="route"),
+    )
+    rows = model_rows(st)
+    assert [r["id"] for r in rows] == [
+        "bench/agents",
+        "bench/agents:all",
+        "bench/agents:merged",
+        "bench/core",
+        "bench/core:merged",
+        "bench/core:route",
+    ]
+    assert [r["reply"] for r in rows] == ["route", "all", "merged", "all", "merged", "route"]
+    core = rows[3]
+    assert core["object"] == "model" and core["owned_by"] == "benchwarmers"
+    assert (core["description"], core["tags"], core["members"], core["merger"]) == (
+        "everyday",
+        ["general"],
+        ["a", "b"],
+        "c",
+    )
+    assert core["explorers"] == 2
+    assert core["together"] == {
+        "context_window": 8000,
+        "context_unknown": [],
+        "capabilities": ["vision"],
+        "connections": ["fake", "other"],
+        "limits": {},
+    }
+    agents = rows[0]["together"]
+    assert (agents["context_window"], agents["context_unknown"], agents["capabilities"]) == (32000, ["c"], [])
+
+
+@pytest.mark.parametrize(("members", "explorers"), [(1, 2), (2, 2), (3, 2), (4, 1), (5, 0)])
+def test_explorers_follow_c11_on_the_raw_member_count(members: int, explorers: int) -> None:
+    names = [f"m{i}" for i in range(members)]
+    st = config(endpoint(), *(model(n) for n in names), collection("c1", names))
+    assert {r["explorers"] for r in model_rows(st)} == {explorers}
+
+
+def test_explorers_follow_the_settings() -> None:
+    st = config(
+        endpoint(),
+        model("a"),
+        collection("c1", ["a"]),
+        GatewaySettingsSaved(id="cfg:s", max_calls=2, max_explorers=2),
+    )
+    assert model_rows(st)[0]["explorers"] == 1
+
+
+def verdict_refusal(body: dict[str, Any]) -> Refusal:
+    with pytest.raises(Refusal) as caught:
+        verdict_request(body)
+    return caught.value
+
+
+def test_verdicts_are_checked_before_the_ledger_sees_them() -> None:
+    asked = verdict_request(
+        {"call": "p.member1", "useful": False, "note": "wrong", "real": ["x"], "false": ["y"]}
+    )
+    assert (asked.call, asked.useful, asked.note, asked.real, asked.false_claims) == (
+        "p.member1",
+        False,
+        "wrong",
+        ["x"],
+        ["y"],
+    )
+    assert json.loads(asked.model_dump_json(by_alias=True))["false"] == ["y"]
+    for useful in ("yes", 1, None):
+        refusal = verdict_refusal({"call": "p.member1", "useful": useful})
+        assert (refusal.status, refusal.message) == (400, '"useful" must be true or false')
+    assert verdict_refusal({"useful": True}).status == 400
+    for field in ("real", "false"):
+        refusal = verdict_refusal({"call": "p.member1", "useful": True, field: "a claim"})
+        assert refusal.status == 400 and f'"{field}" must be a list of strings' in refusal.message
+        assert verdict_refusal({"call": "p.member1", "useful": True, field: [1]}).status == 400
+
+
+def test_pending_needs_a_list_of_strings() -> None:
+    assert pending_request({"calls": ["a", "b"]}).calls == ["a", "b"]
+    for calls in ("a", [1], None):
+        with pytest.raises(Refusal) as caught:
+            pending_request({"calls": calls})
+        assert caught.value.status == 400
+
+
+def test_record_needs_a_collection() -> None:
+    asked = record_request({"collection": "bench/core", "task": "slab"})
+    assert (asked.collection, asked.task) == ("bench/core", "slab")
+    with pytest.raises(Refusal) as caught:
+        record_request({})
+    assert caught.value.status == 400 and "collection=bench/<name>" in caught.value.message
