@@ -170,7 +170,12 @@ def test_retiring_takes_a_model_out_of_its_collections_for_good(http: httpx.Clie
         http.post("/api/collection", json={"name": "adm-retire", "members": [keep, gone], "merger": gone}),
         "collection",
     )
-    assert http.post("/api/remove", json={"alias": gone, "reason": "stopped answering"}).json()["ok"] is True
+    retired = saved(http.post("/api/remove", json={"alias": gone, "reason": "stopped answering"}), "retired")
+    assert retired == {
+        "alias": gone,
+        "why": "stopped answering",
+        "collections": {"adm-retire": ["members", "merger"]},
+    }
     collections = {c["name"]: c for c in http.get("/api/collections").json()["collections"]}
     assert (collections["adm-retire"]["members"], collections["adm-retire"]["merger"]) == ([keep], "")
     models = {m["alias"]: m for m in http.get("/api/models").json()["models"]}
@@ -189,7 +194,7 @@ def test_a_removed_collection_leaves_the_model_list(http: httpx.Client) -> None:
     saved(http.post("/api/collection", json={"name": "bench/adm-gone", "members": [member]}), "collection")
     ids = {m["id"] for m in http.get("/v1/models").json()["data"]}
     assert {"bench/adm-gone", "bench/adm-gone:merged", "bench/adm-gone:route"} <= ids
-    assert http.post("/api/collection/remove", json={"name": "adm-gone"}).json()["ok"] is True
+    assert saved(http.post("/api/collection/remove", json={"name": "adm-gone"}), "removed") == "adm-gone"
     assert not any(
         i.startswith("bench/adm-gone") for i in (m["id"] for m in http.get("/v1/models").json()["data"])
     )

@@ -18,13 +18,13 @@ import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg as NatsMsg
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js.api import PubAck
 from nats.js.errors import NotFoundError
 
 from services.gateway.ask import Ask, Refusal
@@ -63,6 +63,44 @@ class PanelRun:
             yield update
             if isinstance(update, Finished | Failed):
                 return
+
+
+def seat_event(data: bytes) -> SeatCompleted | None:
+    try:
+        event = decode_event(data)
+    except Exception as exc:  # a newer schema, or not an event at all: not this panel's answer
+        log.warning("seat_event_undecodable", error=str(exc)[:200])
+        return None
+    return event if isinstance(event, SeatCompleted) else None
+
+
+class Gathering:
+    """A panel's seats as their answers land: the first completion per seat counts, later copies do not."""
+
+    def __init__(self, run: PanelRun, by_call: dict[str, SeatPlan]) -> None:
+        self.run = run
+        self.by_call = by_call
+        self.results: dict[str, SeatCompleted] = {}
+        self.inbox: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def on_msg(self, msg: NatsMsg) -> None:
+        self.inbox.put_nowait(msg.data)
+
+    def missing(self) -> list[SeatPlan]:
+        return [seat for call, seat in self.by_call.items() if call not in self.results]
+
+    def land(self, done: SeatCompleted) -> None:
+        seat = self.by_call.get(done.call)
+        if seat is None or done.call in self.results:
+            return
+        self.results[done.call] = done
+        log.info("seat_landed", call=done.call, status=done.status, seconds=done.seconds)
+        self.run.put(Landed(seat, done))
+
+    def land_bytes(self, data: bytes) -> None:
+        done = seat_event(data)
+        if done is not None:
+            self.land(done)
 
 
 class PanelRunner:
@@ -133,75 +171,53 @@ class PanelRunner:
         return plan
 
     async def _seats(self, run: PanelRun, plan: Plan, ask: Ask) -> dict[str, SeatCompleted]:
-        by_call = {seat.call: seat for seat in plan.seats}
-        results: dict[str, SeatCompleted] = {}
-        inbox: asyncio.Queue[bytes] = asyncio.Queue()
-
-        async def on_msg(msg: NatsMsg) -> None:
-            inbox.put_nowait(msg.data)
-
-        def land(done: SeatCompleted) -> None:
-            seat = by_call.get(done.call)
-            if seat is None or done.call in results:
-                return
-            results[done.call] = done
-            log.info("seat_landed", call=done.call, status=done.status, seconds=done.seconds)
-            run.put(Landed(seat, done))
-
-        sub = await self.nc.subscribe(subjects.seats_of_panel(plan.panel), cb=on_msg)
+        seats = Gathering(run, {seat.call: seat for seat in plan.seats})
+        sub = await self.nc.subscribe(subjects.seats_of_panel(plan.panel), cb=seats.on_msg)
         try:
             await self.nc.flush()
             started = time.monotonic()
             for failed in await self._queue_calls(plan, ask):
-                land(await self._record(failed))
-            loop = asyncio.get_running_loop()
-            end = loop.time() + self.settings.seat_deadline_s
-            next_look = loop.time() + self.settings.seat_recheck_s
-            reconnects = self.nc.stats.get("reconnects", 0)
-            while len(results) < len(by_call):
-                now = loop.time()
-                if now >= end:
-                    break
-                try:
-                    data = await asyncio.wait_for(inbox.get(), timeout=min(end - now, next_look - now, 1.0))
-                except TimeoutError:
-                    data = None
-                if data is not None:
-                    self._land_bytes(data, land)
-                    continue
-                if self.nc.stats.get("reconnects", 0) != reconnects or loop.time() >= next_look:
-                    reconnects = self.nc.stats.get("reconnects", 0)
-                    next_look = loop.time() + self.settings.seat_recheck_s
-                    for call in [c for c in by_call if c not in results]:
-                        found = await self._stored_completion(call)
-                        if found is not None:
-                            land(found)
-            while not inbox.empty():
-                self._land_bytes(inbox.get_nowait(), land)
-            late = [seat for call, seat in by_call.items() if call not in results]
+                seats.land(await self._record(failed))
+            await self._wait(seats)
             error = no_answer_error(self.settings.seat_deadline_s)
-            for seat in late:
+            for seat in seats.missing():
                 mine = seat_failed(plan, seat, ask, error, time.monotonic() - started, self.instance)
-                land(await self._record(mine))
+                seats.land(await self._record(mine))
         finally:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
-        return results
+        return seats.results
 
-    @staticmethod
-    def _land_bytes(data: bytes, land: Any) -> None:
-        try:
-            event = decode_event(data)
-        except Exception as exc:
-            log.warning("seat_event_undecodable", error=str(exc)[:200])
-            return
-        if isinstance(event, SeatCompleted):
-            land(event)
+    async def _wait(self, seats: Gathering) -> None:
+        """Until every seat has landed or the deadline: answers from the subscription as they come, and a look
+        in the stream after a reconnect or every `seat_recheck_s` for any the subscription missed."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.settings.seat_deadline_s
+        next_look = loop.time() + self.settings.seat_recheck_s
+        reconnects = self.nc.stats["reconnects"]
+        while seats.missing() and loop.time() < end:
+            now = loop.time()
+            try:
+                data = await asyncio.wait_for(seats.inbox.get(), min(end - now, next_look - now, 1.0))
+            except TimeoutError:
+                data = None
+            if data is not None:
+                seats.land_bytes(data)
+                continue
+            if self.nc.stats["reconnects"] != reconnects or loop.time() >= next_look:
+                reconnects = self.nc.stats["reconnects"]
+                next_look = loop.time() + self.settings.seat_recheck_s
+                for seat in seats.missing():
+                    found = await self._stored_completion(seat.call)
+                    if found is not None:
+                        seats.land(found)
+        while not seats.inbox.empty():
+            seats.land_bytes(seats.inbox.get_nowait())
 
     async def _queue_calls(self, plan: Plan, ask: Ask) -> list[SeatCompleted]:
         """Publish one SeatCall per seat, then wait for the acks; returns errors for seats not queued."""
         deadline = time.time() + self.settings.seat_deadline_s
-        pending: list[tuple[SeatPlan, Any]] = []
+        pending: list[tuple[SeatPlan, asyncio.Future[PubAck]]] = []
         failed: list[SeatCompleted] = []
         for seat in plan.seats:
             endpoint = self.config.endpoints.get(seat.endpoint)
@@ -232,8 +248,7 @@ class PanelRunner:
         except Exception as exc:
             log.warning("seat_lookup_failed", call=call, error=f"{type(exc).__name__}: {exc}")
             return None
-        event = decode_event(raw.data or b"")
-        return event if isinstance(event, SeatCompleted) else None
+        return seat_event(raw.data or b"")
 
     async def _record(self, mine: SeatCompleted) -> SeatCompleted:
         """Publish the gateway's own completion for a seat, then read back what the stream kept (a caller's

@@ -19,10 +19,12 @@ from services.gateway.context import GatewayContext
 from services.gateway.http import ADMIN_BODY_LIMIT, read_json_body
 from shared import subjects
 from shared.events import (
+    CollectionRemoved,
     CollectionSaved,
     ConfigEvent,
     EndpointSaved,
     ModelRegistered,
+    ModelRetired,
 )
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -45,7 +47,12 @@ def written(ctx: GatewayContext, event: ConfigEvent) -> dict[str, Any]:
         return {"model": views.model_view(state.models[event.alias], state)}
     if isinstance(event, CollectionSaved):
         return {"collection": views.collection_view(state.collections[event.name], state)}
-    return {"done": views.fields(event), "settings": views.settings(state)}
+    if isinstance(event, ModelRetired):
+        return {"retired": {"alias": event.alias, "why": event.why,
+                            "collections": state.retired[event.alias].collections}}
+    if isinstance(event, CollectionRemoved):
+        return {"removed": event.name}
+    return {"settings": views.settings(state)}
 
 
 def write_endpoint(rule_for: Callable[[dict[str, Any]], rules.Rule]) -> Endpoint:
