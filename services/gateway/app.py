@@ -56,6 +56,8 @@ def create_app(settings: GatewaySettings, instance: str | None = None) -> FastAP
     for fmt in FORMATS:
         for path in fmt.routes:
             app.add_api_route(path, generation_endpoint(fmt), methods=["POST"])
+        for method, path, endpoint in fmt.extra_routes():
+            app.add_api_route(path, endpoint, methods=[method])
     app.add_api_route("/v1/models", bench.list_models, methods=["GET"])
     app.add_api_route("/bench/verdict", bench.verdict, methods=["POST"])
     app.add_api_route("/bench/pending", bench.pending, methods=["POST"])

@@ -29,12 +29,12 @@ def refused(reply: httpx.Response, status: int = 400) -> list[str]:
     return errors
 
 
-def saved(reply: httpx.Response, kind: str) -> dict[str, Any]:
+def saved(reply: httpx.Response, kind: str) -> Any:
+    """What an ok write answers under `kind` (the saved endpoint, model, collection…)."""
     assert reply.status_code == 200, reply.text
     body = reply.json()
     assert body["ok"] is True
-    thing: dict[str, Any] = body[kind]
-    return thing
+    return body[kind]
 
 
 def test_health(http: httpx.Client) -> None:

@@ -9,11 +9,17 @@ renders errors in its own shape (H-1), renders a finished panel, and encodes a s
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import Response
+
 from services.gateway.ask import Ask
+
+# A route of a format that is not a generation (a model listing, a token count): method, path, handler.
+ExtraRoute = tuple[str, str, Callable[[Request], Awaitable[Response]]]
 
 
 @dataclass(frozen=True)
@@ -79,3 +85,8 @@ class Format(ABC):
     @abstractmethod
     def encoder(self, ask: Ask, collection: str) -> StreamEncoder:
         """A fresh encoder for one streamed reply to `ask` on the canonical `collection`."""
+
+    def extra_routes(self) -> list[ExtraRoute]:
+        """The format's other routes (e.g. Ollama's /api/tags, Gemini's model listing); none by default.
+        Their handlers find the gateway's context on `request.app.state.ctx`."""
+        return []
