@@ -67,6 +67,17 @@ def summary(result: dict[str, object]) -> dict[str, float]:
     }
 
 
+def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
+    out = {}
+    for name, pid in pids.items():
+        try:
+            t = psutil.Process(pid).cpu_times()
+            out[name] = t.user + t.system
+        except psutil.Error:
+            out[name] = 0.0
+    return out
+
+
 class RssSampler:
     """Samples the resident memory of every process of interest; keeps each one's peak."""
 
@@ -171,7 +182,9 @@ def main() -> None:
             panel1 = summary(load(panel_url, BODY, 1, 600, args.samples))
             direct128 = summary(load(direct_url, direct_body, 128, args.seconds))
             panel32 = summary(load(panel_url, BODY, 32, args.seconds))
+            cpu0 = cpu_seconds(pids)
             panel128 = summary(load(panel_url, BODY, 128, args.seconds))
+            cpu1 = cpu_seconds(pids)
             seeded_s = asyncio.run(seed_ledger(stack.nats_url or "", args.seed_seats)) if args.seed_seats else 0.0
             direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
@@ -184,6 +197,8 @@ def main() -> None:
             "overhead_p50_ms_seeded": over_b, "seeded_seats": args.seed_seats, "seed_seconds": seeded_s,
             "overhead_ratio_seeded": over_b / over if over > 0 else float("nan"),
             "peak_rss_mb": {k: round(v / 2**20, 1) for k, v in rss.peak.items()},
+            "cpu_ms_per_panel_c128": {k: round(1000 * (cpu1[k] - cpu0[k]) / max(1, panel128["n"]), 2)
+                                      for k in pids},
         })
     finally:
         stack.stop()
@@ -211,6 +226,8 @@ def print_report(r: dict[str, object]) -> None:
     print(f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms (panel − direct, c=1)")
     print(f"  overhead p50 after {r['seeded_seats']} seats in the ledger: {r['overhead_p50_ms_seeded']:.1f} ms "
           f"(ratio {r['overhead_ratio_seeded']:.2f}; seeding took {r['seed_seconds']:.1f} s)")
+    print("  CPU ms per panel at c=128: "
+          + ", ".join(f"{k} {v}" for k, v in r["cpu_ms_per_panel_c128"].items()))  # type: ignore[attr-defined]
     print("  peak RSS (MB): " + ", ".join(f"{k} {v}" for k, v in r["peak_rss_mb"].items()))  # type: ignore[attr-defined]
 
 

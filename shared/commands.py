@@ -53,6 +53,9 @@ class PlanRequest(BaseModel):
     estimate: int = 0
     key: str = "local"
     reply: Literal["all", "merged"] = "all"
+    # The asker's config position: the seater folds at least this far before planning (read-your-writes
+    # without a round trip to the stream).
+    config_seq: int = 0
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -115,3 +118,26 @@ class RecordReply(BaseModel):
     collection: str
     task: str
     aliases: dict[str, dict[str, Any]]
+
+
+class ModelsRequest(BaseModel):
+    """C-3: list what an endpoint serves. Answered by a caller, the only process holding the key."""
+
+    model_config = ConfigDict(extra="forbid")
+    endpoint: str
+    base: str
+    api: Literal["chat", "responses", "anthropic", "gemini"] = "chat"
+    headers: dict[str, str] = Field(default_factory=dict)
+    models_url: str = ""
+
+
+class ListedModel(BaseModel):
+    id: str
+    name: str = ""
+    context_window: int | None = None
+    max_output: int | None = None
+
+
+class ModelsReply(BaseModel):
+    models: list[ListedModel] = Field(default_factory=list)
+    error: RpcError | None = None

@@ -12,7 +12,7 @@ from typing import Any
 
 import structlog
 from nats.aio.client import Client as NATS
-from nats.js.errors import NotFoundError
+from nats.js.errors import APIError, NotFoundError
 from pydantic import ValidationError
 
 from services.seater.planning import plan_panel
@@ -20,10 +20,13 @@ from services.seater.rotation import NEVER, Rotation
 from shared import bus, subjects
 from shared.commands import Plan, PlanRefusal, PlanRequest
 from shared.config_state import ConfigState
-from shared.events import ConfigEvents, Event
+from shared.events import ConfigEvents, Event, PanelSeated, encode_event
 from shared.ids import candidate_id, utcnow
 
 log = structlog.get_logger("seater")
+
+ID_DRAWS = 20
+WRONG_LAST_SEQUENCE = 10071  # JetStream's error code for a failed expected-sequence check
 
 
 class Clock:
@@ -75,39 +78,64 @@ class Seater:
         except ValidationError as exc:
             return _refused(400, f"bad plan request: {exc.errors()[0]['msg']}")
         try:
-            await self._config_caught_up()
-            panel = await bus.reserve_id(self.js, lambda: candidate_id("p"))
+            await self._config_caught_up(request.config_seq)
         except Exception as exc:  # the bus is slow or away: a clear refusal, never a half-made panel
             log.warning("plan_unready", error=type(exc).__name__)
             return _refused(503, f"the seater cannot plan right now ({type(exc).__name__}); try again")
-        with structlog.contextvars.bound_contextvars(panel=panel, collection=request.collection):
-            now = self.clock.next()
-            draft = plan_panel(request, self.config, self.rotation, now)
-            if isinstance(draft, PlanRefusal):
-                log.info("panel_refused", status=draft.status)
-                return Plan(refusal=draft)
+        now = self.clock.next()
+        draft = plan_panel(request, self.config, self.rotation, now)
+        if isinstance(draft, PlanRefusal):
+            log.info("panel_refused", status=draft.status, collection=request.collection)
+            return Plan(refusal=draft)
+        for _ in range(ID_DRAWS):
+            panel = candidate_id("p", now)
             # Held before any await: the next plan already sees these seats as taken now.
             self.rotation.hold(panel, draft.aliases(), now)
             seats = draft.seats(panel, self.config)
             try:
-                await bus.publish_event(self.js, draft.seated(panel, seats, request.key, now, self.instance))
+                taken = not await self._record(draft.seated(panel, seats, request.key, now, self.instance))
             except Exception as exc:
                 self.rotation.release(panel)
-                log.exception("panel_not_recorded")
+                log.exception("panel_not_recorded", panel=panel)
                 why = type(exc).__name__
                 return _refused(503, f"the seater could not record the panel ({why}); try again")
-            log.info("panel_seated", shape=draft.shape, aliases=draft.aliases(),
-                     skipped=[s.alias for s in draft.skipped])
+            if taken:
+                self.rotation.release(panel)
+                continue
+            log.info("panel_seated", panel=panel, collection=request.collection, shape=draft.shape,
+                     aliases=draft.aliases(), skipped=[s.alias for s in draft.skipped])
             return draft.plan(panel, seats)
+        return _refused(503, "the seater could not draw a free panel id; try again")
 
-    async def _config_caught_up(self) -> None:
-        """Read-your-writes for configuration: a collection saved just before this request is known here."""
+    async def _record(self, seated: PanelSeated) -> bool:
+        """Publish the plan as the first event of its panel's subject; False when the id is already taken.
+
+        The stream itself reserves the id (C-12 keeps 4 random hex digits a second, which collide across
+        replicas at 100 panels/s): `Nats-Expected-Last-Subject-Sequence: 0` only admits a subject with no
+        message yet, and a duplicate `Nats-Msg-Id` means another plan already took this id.
+        """
+        headers = {"Nats-Msg-Id": seated.id, "Nats-Expected-Last-Subject-Sequence": "0"}
         try:
-            last = await self.js.get_last_msg(subjects.EVENTS_STREAM, subjects.CONFIG)
-        except NotFoundError:
-            return
-        if last.seq is not None:
-            await self.projection.wait_for(last.seq)
+            ack = await self.js.publish(seated.subject(), encode_event(seated), headers=headers)
+        except APIError as exc:
+            if exc.err_code == WRONG_LAST_SEQUENCE:
+                return False
+            raise
+        return not ack.duplicate
+
+    async def _config_caught_up(self, seq: int) -> None:
+        """Read-your-writes for configuration: a collection saved just before this request is known here.
+
+        The asker says how far its own config view goes; without that, ask the stream.
+        """
+        if not seq:
+            try:
+                last = await self.js.get_last_msg(subjects.EVENTS_STREAM, subjects.CONFIG)
+            except NotFoundError:
+                return
+            seq = last.seq or 0
+        if seq > self.projection.seq:
+            await self.projection.wait_for(seq)
 
 
 def _refused(status: int, message: str) -> Plan:

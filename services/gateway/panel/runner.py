@@ -143,17 +143,18 @@ class PanelRunner:
         structlog.contextvars.bind_contextvars(panel=plan.panel)
         run.put(Seated(plan))
         results = await self._seats(run, plan, ask)
+        # The reply goes out first; the call log line is recorded while it travels.
+        run.put(Finished(plan, results))
         try:
             await bus.publish_event(self.js, panel_answered(plan, ask, resolved.panel_mode, self.instance))
         except Exception as exc:  # the answers are in the stream already; only the log line is lost
             log.error("panel_answered_not_recorded", error=f"{type(exc).__name__}: {exc}")
         log.info("panel_answered", seats={c: r.status for c, r in results.items()})
-        run.put(Finished(plan, results))
 
     async def _plan(self, ask: Ask, resolved: Resolved) -> Plan:
         request = PlanRequest(
             collection=resolved.name, with_=ask.with_, has_images=ask.images > 0, estimate=ask.estimate,
-            key="local", reply=resolved.panel_mode,
+            key="local", reply=resolved.panel_mode, config_seq=self.config.seq,
         )
         try:
             payload = request.model_dump_json(by_alias=True).encode()

@@ -203,6 +203,7 @@ async def test_seats_land_in_finish_order_and_the_panel_is_logged(nc: bus.NATS, 
     ]
     assert first.task == "What is 2+2? (bench/core, general)"
     assert first.timeout_s == 420.0
+    await asyncio.wait_for(asyncio.gather(*panels.running), 10)  # the log line is recorded after the reply
     logged = await stored(nc.jetstream(), subjects.panel_subject(PANEL))
     assert isinstance(logged, PanelAnswered)
     assert (logged.id, logged.calls, logged.prompt, logged.system) == (
