@@ -32,6 +32,7 @@ SAMPLING = {
     "maxOutputTokens": "max_tokens", "temperature": "temperature", "topP": "top_p", "stopSequences": "stop",
 }
 CALLING_MODES = {"NONE": "none", "AUTO": "auto"}
+THOUGHT_KEYS = ("thought", "thought_signature")
 
 
 def snake(camel: str) -> str:
@@ -46,7 +47,10 @@ def get(obj: Any, camel: str) -> Any:
 
 
 def part_kind(where: str, part: Any) -> str:
+    """Which content a part carries; "" for a part carrying only earlier reasoning (a thought signature)."""
     kind = next((k for k in PART_KINDS if get(part, k) is not None), None)
+    if kind is None and isinstance(part, dict) and part and all(snake(k) in THOUGHT_KEYS for k in part):
+        return ""
     if kind is None:
         raise Refusal(400, f"{where}: unknown part shape (text, inlineData, fileData, functionCall and "
                            "functionResponse parts are served)")
@@ -81,6 +85,8 @@ def turn_messages(where: str, role: str, parts: list[Any], numbers: CallNumbers)
         at = f"{where}.parts[{index}]"
         kind = part_kind(at, part)
         value = get(part, kind)
+        if not kind:  # earlier reasoning is ignored everywhere (X-4)
+            continue
         if kind == "text":
             if not isinstance(value, str):
                 raise Refusal(400, f'{at}: "text" must be a string')

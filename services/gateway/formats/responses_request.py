@@ -43,7 +43,9 @@ def content_parts(where: str, content: Any) -> list[Part]:
     parts: list[Part] = []
     for part in content:
         kind = part.get("type") if isinstance(part, dict) else None
-        if kind in TEXT_PARTS and isinstance(part.get("text"), str):
+        if kind in TEXT_PARTS:
+            if not isinstance(part.get("text"), str):
+                raise Refusal(400, f'{where}: the {kind} part needs a "text" string')
             parts.append(text_part(part["text"]))
         elif kind == "refusal" and isinstance(part.get("refusal"), str):
             parts.append(text_part(part["refusal"]))

@@ -13,10 +13,24 @@ BENCH: dict[str, Any] = {
     "panel": PANEL,
     "collection": "bench/core",
     "seats": [
-        {"call": f"{PANEL}.member1", "seat": "member", "alias": "m1", "status": "ok", "seconds": 1.2,
-         "answer": "Rayleigh scattering.", "error": ""},
-        {"call": f"{PANEL}.explorer", "seat": "explorer", "alias": "m9", "status": "error", "seconds": 0.4,
-         "answer": "", "error": "HTTP 500"},
+        {
+            "call": f"{PANEL}.member1",
+            "seat": "member",
+            "alias": "m1",
+            "status": "ok",
+            "seconds": 1.2,
+            "answer": "Rayleigh scattering.",
+            "error": "",
+        },
+        {
+            "call": f"{PANEL}.explorer",
+            "seat": "explorer",
+            "alias": "m9",
+            "status": "error",
+            "seconds": 0.4,
+            "answer": "",
+            "error": "HTTP 500",
+        },
     ],
     "verdict": "POST /bench/verdict …",
 }
@@ -45,9 +59,9 @@ def sse_events(raw: bytes) -> list[tuple[str | None, Any]]:
         name, data = None, []
         for line in block.split("\n"):
             if line.startswith("event: "):
-                name = line[len("event: "):]
+                name = line[len("event: ") :]
             elif line.startswith("data: "):
-                data.append(line[len("data: "):])
+                data.append(line[len("data: ") :])
         if data:
             text = "\n".join(data)
             events.append((name, text if text == "[DONE]" else json.loads(text)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from services.gateway.ask import Refusal, make_ask
@@ -32,7 +34,10 @@ def test_parts_with_an_image_stay_parts() -> None:
 
 
 def test_image_part_keeps_detail_and_refuses_what_is_not_an_image_url() -> None:
-    assert image_part("https://x.io/a.png", "low")["image_url"] == {"url": "https://x.io/a.png", "detail": "low"}
+    assert image_part("https://x.io/a.png", "low")["image_url"] == {
+        "url": "https://x.io/a.png",
+        "detail": "low",
+    }
     for bad in ("file:///etc/passwd", "data:text/plain;base64,aGk=", "ftp://x/y.png", 42):
         with pytest.raises(Refusal) as caught:
             image_part(bad)
@@ -56,7 +61,10 @@ def test_tool_call_encodes_object_arguments_and_keeps_strings() -> None:
 
 
 def test_calls_ride_on_the_trailing_assistant_message() -> None:
-    messages = [{"role": "user", "content": "go"}, {"role": "assistant", "content": "on it"}]
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "on it"},
+    ]
     add_tool_call(messages, tool_call("a", "f", {}))
     add_tool_call(messages, tool_call("b", "g", {}))
     assert len(messages) == 2
@@ -68,7 +76,11 @@ def test_calls_ride_on_the_trailing_assistant_message() -> None:
 
 def test_call_numbers_match_results_to_the_oldest_open_call_of_the_same_name() -> None:
     numbers = CallNumbers()
-    assert [numbers.call("read"), numbers.call("write"), numbers.call("read")] == ["call_0", "call_1", "call_2"]
+    assert [numbers.call("read"), numbers.call("write"), numbers.call("read")] == [
+        "call_0",
+        "call_1",
+        "call_2",
+    ]
     assert numbers.result("read") == "call_0"
     assert numbers.result("read") == "call_2"
     assert numbers.result(None) == "call_1"  # unnamed: the oldest open call of any name
@@ -86,16 +98,31 @@ def test_call_numbers_pass_given_ids_through() -> None:
 def test_translated_ask_is_an_ask_with_the_same_flattening() -> None:
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
     plain = make_ask("x", "bench/core", messages, with_=["m1"], reply="merged", stream=True)
-    ask = translated_ask("x", "bench/core", messages, with_=["m1"], reply="merged", stream=True,
-                         route_fields={"temperature": 0.2})
+    ask = translated_ask(
+        "x",
+        "bench/core",
+        messages,
+        with_=["m1"],
+        reply="merged",
+        stream=True,
+        route_fields={"temperature": 0.2},
+    )
     assert isinstance(ask, TranslatedAsk)
     assert (ask.system, ask.prompt, ask.images, ask.estimate, ask.with_, ask.reply, ask.stream) == (
-        plain.system, plain.prompt, plain.images, plain.estimate, plain.with_, plain.reply, plain.stream)
+        plain.system,
+        plain.prompt,
+        plain.images,
+        plain.estimate,
+        plain.with_,
+        plain.reply,
+        plain.stream,
+    )
     assert asked_model(ask) == "bench/core"
     assert asked_model(plain) == "bench/core"
     assert ask.route_fields == {"temperature": 0.2}
     assert asked_model(translated_ask("x", "bench/core", messages, asked_model="bench/core:latest")) == (
-        "bench/core:latest")
+        "bench/core:latest"
+    )
 
 
 def test_stream_flag() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from services.gateway.ask import Refusal
+from services.gateway.formats.canonical import TranslatedAsk
 from services.gateway.formats.completions import Completions
 from services.gateway.panel.flatten import estimate_text
 from tests.unit.gateway.formats.streams import BENCH, PIECES, answer, comments, sse_events, whole_stream
@@ -39,14 +40,28 @@ def test_several_prompts_or_token_ids_are_refused(prompt: Any) -> None:
 
 def test_sampling_is_read_past_and_kept_for_route_mode() -> None:
     plain = FMT.parse({"model": "m", "prompt": "Hi"}, {})
-    tuned = FMT.parse({"model": "m", "prompt": "Hi", "max_tokens": 5, "temperature": 0.3, "top_p": 0.9,
-                       "stop": ["\n"], "n": 1, "logprobs": None}, {})
+    tuned = FMT.parse(
+        {
+            "model": "m",
+            "prompt": "Hi",
+            "max_tokens": 5,
+            "temperature": 0.3,
+            "top_p": 0.9,
+            "stop": ["\n"],
+            "n": 1,
+            "logprobs": None,
+        },
+        {},
+    )
     assert tuned.messages == plain.messages and tuned.estimate == plain.estimate
+    assert isinstance(tuned, TranslatedAsk)
     assert tuned.route_fields == {"max_tokens": 5, "temperature": 0.3, "top_p": 0.9, "stop": ["\n"]}
 
 
 def test_common_fields_with_bench_and_stream() -> None:
-    ask = FMT.parse({"model": "m", "prompt": "Hi", "with": ["a"], "bench": {"reply": "merged"}, "stream": True}, {})
+    ask = FMT.parse(
+        {"model": "m", "prompt": "Hi", "with": ["a"], "bench": {"reply": "merged"}, "stream": True}, {}
+    )
     assert (ask.with_, ask.reply, ask.stream) == (["a"], "merged", True)
     assert refused({"model": "m", "prompt": "Hi", "with": "a"}).status == 400
     assert refused({"model": "m", "prompt": "Hi", "bench": {"reply": "both"}}).status == 400
@@ -62,8 +77,11 @@ def test_reply_is_a_text_completion_with_estimated_usage() -> None:
     assert body["model"] == "bench/core:merged"  # as asked
     assert isinstance(body["created"], int)
     assert body["choices"] == [{"text": "Because.", "index": 0, "logprobs": None, "finish_reason": "stop"}]
-    assert body["usage"] == {"prompt_tokens": ask.estimate, "completion_tokens": estimate_text("Because."),
-                             "total_tokens": ask.estimate + estimate_text("Because.")}
+    assert body["usage"] == {
+        "prompt_tokens": ask.estimate,
+        "completion_tokens": estimate_text("Because."),
+        "total_tokens": ask.estimate + estimate_text("Because."),
+    }
     assert body["bench"] == BENCH
 
 
@@ -86,10 +104,14 @@ def test_stream_is_text_chunks_then_a_final_chunk_with_bench_then_done() -> None
 def test_stream_error_is_an_error_object_then_done() -> None:
     encoder = FMT.encoder(FMT.parse({"model": "m", "prompt": "Hi"}, {}), "bench/core")
     events = sse_events(encoder.start() + encoder.error(500, "the panel failed (X: y)"))
-    assert events == [(None, {"error": {"message": "the panel failed (X: y)", "type": "bench_gateway",
-                                        "code": 500}}), (None, "[DONE]")]
+    assert events == [
+        (None, {"error": {"message": "the panel failed (X: y)", "type": "bench_gateway", "code": 500}}),
+        (None, "[DONE]"),
+    ]
 
 
 def test_error_body_is_openais() -> None:
-    assert FMT.error_body(413, "too big") == {"error": {"message": "too big", "type": "bench_gateway", "code": 413}}
+    assert FMT.error_body(413, "too big") == {
+        "error": {"message": "too big", "type": "bench_gateway", "code": 413}
+    }
     assert FMT.routes == ("/v1/completions",)

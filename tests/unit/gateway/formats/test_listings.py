@@ -31,27 +31,44 @@ def rows() -> list[dict[str, Any]]:
 def test_tags_list_every_row_as_an_ollama_model() -> None:
     tags = tags_body(rows(), WHEN)["models"]
     names = [t["name"] for t in tags]
-    assert names == ["bench/core", "bench/core:all", "bench/core:route",
-                     "bench/eyes", "bench/eyes:merged", "bench/eyes:route"]
+    assert names == [
+        "bench/core",
+        "bench/core:all",
+        "bench/core:route",
+        "bench/eyes",
+        "bench/eyes:merged",
+        "bench/eyes:route",
+    ]
     first = tags[0]
     assert first["model"] == "bench/core" and first["modified_at"] == WHEN and first["size"] == 0
     assert first["digest"] == hashlib.sha256(b"bench/core").hexdigest()
-    assert first["details"] == {"parent_model": "", "format": "", "family": "benchwarmers",
-                                "families": ["benchwarmers"], "parameter_size": "", "quantization_level": ""}
+    assert first["details"] == {
+        "parent_model": "",
+        "format": "",
+        "family": "benchwarmers",
+        "families": ["benchwarmers"],
+        "parameter_size": "",
+        "quantization_level": "",
+    }
 
 
 def test_version() -> None:
     assert VERSION == {"version": "0.12.0"}
 
 
-@pytest.mark.parametrize("body", [{"model": "eyes"}, {"model": "bench/eyes"}, {"name": "eyes:latest"},
-                                  {"model": "bench/eyes:latest"}])
+@pytest.mark.parametrize(
+    "body",
+    [{"model": "eyes"}, {"model": "bench/eyes"}, {"name": "eyes:latest"}, {"model": "bench/eyes:latest"}],
+)
 def test_show_finds_a_collection_however_it_is_named(body: dict[str, Any]) -> None:
     shown = show_body(rows(), body, WHEN)
     assert shown["modelfile"] == "# Seeing models"
     assert (shown["parameters"], shown["template"], shown["modified_at"]) == ("", "{{ .Prompt }}", WHEN)
-    assert shown["model_info"] == {"general.architecture": "benchwarmers", "general.basename": "bench/eyes",
-                                   "benchwarmers.context_length": 32_000}
+    assert shown["model_info"] == {
+        "general.architecture": "benchwarmers",
+        "general.basename": "bench/eyes",
+        "benchwarmers.context_length": 32_000,
+    }
     assert shown["capabilities"] == ["completion", "vision"]  # every member sees
     assert shown["details"]["family"] == "benchwarmers"
 
@@ -59,8 +76,11 @@ def test_show_finds_a_collection_however_it_is_named(body: dict[str, Any]) -> No
 def test_show_without_a_known_window_or_full_vision() -> None:
     shown = show_body(rows(), {"model": "core:route"}, WHEN)
     assert shown["modelfile"] == "# bench/core:route"
-    assert shown["model_info"] == {"general.architecture": "benchwarmers", "general.basename": "bench/core:route",
-                                   "benchwarmers.context_length": 128_000}
+    assert shown["model_info"] == {
+        "general.architecture": "benchwarmers",
+        "general.basename": "bench/core:route",
+        "benchwarmers.context_length": 128_000,
+    }
     assert shown["capabilities"] == ["completion"]
 
 
@@ -75,11 +95,19 @@ def test_show_refuses_unknown_and_missing_models() -> None:
 
 def test_gemini_model_list_and_get() -> None:
     listed = models_body(rows())["models"]
-    assert [m["name"] for m in listed][:3] == ["models/bench/core", "models/bench/core:all", "models/bench/core:route"]
+    assert [m["name"] for m in listed][:3] == [
+        "models/bench/core",
+        "models/bench/core:all",
+        "models/bench/core:route",
+    ]
     eyes = model_body(rows(), "bench%2Feyes%3Amerged")
     assert eyes == {
-        "name": "models/bench/eyes:merged", "baseModelId": "bench/eyes:merged", "version": "1",
-        "displayName": "bench/eyes:merged", "description": "Seeing models", "inputTokenLimit": 32_000,
+        "name": "models/bench/eyes:merged",
+        "baseModelId": "bench/eyes:merged",
+        "version": "1",
+        "displayName": "bench/eyes:merged",
+        "description": "Seeing models",
+        "inputTokenLimit": 32_000,
         "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"],
     }
     assert model_body(rows(), "models/bench/eyes:merged") == eyes

@@ -19,7 +19,10 @@ def with_image(url: str) -> int:
 def test_anthropic_counts_text_and_images() -> None:
     assert anthropic_count({"messages": [{"role": "user", "content": TEXT}]}) == {"input_tokens": 110}
     image = {"type": "image", "source": {"type": "url", "url": "https://x.io/a.png"}}
-    body = {"model": "anything", "messages": [{"role": "user", "content": [{"type": "text", "text": TEXT}, image]}]}
+    body = {
+        "model": "anything",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": TEXT}, image]}],
+    }
     assert anthropic_count(body) == {"input_tokens": with_image("https://x.io/a.png")}
 
 
@@ -27,8 +30,10 @@ def test_anthropic_counts_system_and_agent_turns_without_refusing_them() -> None
     body = {
         "system": "S" * 40,
         "tools": [{"name": "read", "input_schema": {"type": "object"}}],
-        "messages": [{"role": "user", "content": "hi"},
-                     {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "read", "input": {}}]}],
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "read", "input": {}}]},
+        ],
     }
     flat = f"{'S' * 40}\n\nuser: hi\n\nassistant: "
     assert anthropic_count(body) == {"input_tokens": int(len(flat) / 4 * 1.1)}
@@ -41,7 +46,9 @@ def test_anthropic_count_refuses_what_messages_refuse() -> None:
 
 
 def test_gemini_counts_the_body_or_its_wrapped_request() -> None:
-    contents = [{"role": "user", "parts": [{"text": TEXT}, {"inlineData": {"mimeType": "image/png", "data": "AAAA"}}]}]
+    contents = [
+        {"role": "user", "parts": [{"text": TEXT}, {"inlineData": {"mimeType": "image/png", "data": "AAAA"}}]}
+    ]
     expected = {"totalTokens": with_image("data:image/png;base64,AAAA")}
     assert gemini_count({"contents": contents}) == expected
     assert gemini_count({"generateContentRequest": {"model": "models/x", "contents": contents}}) == expected
