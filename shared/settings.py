@@ -65,6 +65,8 @@ class CallerSettings(BusSettings):
 class LedgerSettings(BusSettings):
     db_path: Path | None = None
     batch_max: int = 5000
+    # How long the fold gathers events into one transaction while nobody waits on it.
+    linger_s: float = 0.25
 
     def database(self) -> Path:
         return self.db_path or (self.home / "ledger.duckdb")

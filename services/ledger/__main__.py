@@ -24,7 +24,7 @@ from shared.settings import LedgerSettings, instance_name
 
 async def run(settings: LedgerSettings) -> None:
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
-        ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max)
+        ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max, settings.linger_s)
         await ledger.start()
         subs = await rpc.serve(nc, ledger)
 

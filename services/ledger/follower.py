@@ -43,15 +43,44 @@ class Follower:
     async def _on_msg(self, msg: Msg) -> None:
         await self._queue.put((msg.metadata.sequence.stream, msg.data))
 
-    async def next_batch(self) -> list[tuple[int, bytes]]:
-        """Wait for one message, then take whatever else has arrived, up to `batch_max`."""
+    async def next_batch(self, linger_s: float = 0.0, urgent: asyncio.Event | None = None) -> list[tuple[int, bytes]]:
+        """Wait for one message, then gather more for up to `linger_s` (or until `urgent` is set).
+
+        Each batch is one DuckDB transaction; a busy bus folded event by event spends its time committing.
+        Lingering trades a little lag for big batches, and a reader waiting on the fold cuts it short.
+        """
+        loop = asyncio.get_running_loop()
         batch = [await self._queue.get()]
+        deadline = loop.time() + linger_s
         while len(batch) < self.batch_max:
             try:
                 batch.append(self._queue.get_nowait())
+                continue
             except asyncio.QueueEmpty:
+                pass
+            left = deadline - loop.time()
+            if left <= 0 or urgent is None or urgent.is_set():
                 break
+            more = await self._wait_more(left, urgent)
+            if more is None:
+                break
+            batch.append(more)
         return batch
+
+    async def _wait_more(self, timeout: float, urgent: asyncio.Event) -> tuple[int, bytes] | None:
+        get = asyncio.ensure_future(self._queue.get())
+        hurry = asyncio.ensure_future(urgent.wait())
+        try:
+            await asyncio.wait({get, hurry}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            hurry.cancel()
+            if not get.done():
+                get.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await get
+        if get.done() and not get.cancelled():
+            return get.result()
+        return None
 
     async def stop(self) -> None:
         if self._sub is not None:

@@ -40,10 +40,14 @@ class Behind(Exception):
 
 
 class Ledger:
-    def __init__(self, js: JetStreamContext, path: Path, batch_max: int) -> None:
+    def __init__(self, js: JetStreamContext, path: Path, batch_max: int, linger_s: float = 0.0) -> None:
         self.js = js
         self.path = path
         self.batch_max = batch_max
+        self.linger_s = linger_s
+        # Set while someone waits for the fold to reach a sequence: the fold stops lingering for them.
+        self._urgent = asyncio.Event()
+        self._waiting = 0
         self.store: Store | None = None
         self.position = 0
         self._changed = asyncio.Condition()
@@ -91,7 +95,8 @@ class Ledger:
 
     async def _fold_loop(self, follower: Follower, store: Store) -> None:
         while True:
-            batch = [(seq, data) for seq, data in await follower.next_batch() if seq > self.position]
+            gathered = await follower.next_batch(self.linger_s, self._urgent)
+            batch = [(seq, data) for seq, data in gathered if seq > self.position]
             if not batch:
                 continue
             if batch[0][0] != self.position + 1:
@@ -136,12 +141,20 @@ class Ledger:
         return int(info.state.last_seq)
 
     async def caught_up(self, seq: int, wait_s: float = ANSWER_WAIT_S) -> None:
+        if self.position >= seq:
+            return
+        self._waiting += 1
+        self._urgent.set()
         try:
             async with self._changed:
                 await asyncio.wait_for(self._changed.wait_for(lambda: self.position >= seq), wait_s)
         except TimeoutError:
             where = f"at {self.position} of {seq}"
             raise Behind(f"the ledger is still folding the event stream ({where})") from None
+        finally:
+            self._waiting -= 1
+            if not self._waiting:
+                self._urgent.clear()
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(store, *args)` in a thread, once the fold holds everything the stream held when asked."""
