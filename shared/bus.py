@@ -96,6 +96,13 @@ async def provision(js: JetStreamContext, replicas: int = 1) -> None:
             await js.create_key_value(
                 js_api.KeyValueConfig(bucket=subjects.IDS_BUCKET, ttl=IDS_TTL_S, history=1, replicas=replicas)
             )
+    try:
+        await js.key_value(subjects.LIMITS_BUCKET)
+    except (NotFoundError, Exception):
+        with contextlib.suppress(BadRequestError):
+            await js.create_key_value(
+                js_api.KeyValueConfig(bucket=subjects.LIMITS_BUCKET, history=1, replicas=replicas)
+            )
 
 
 async def publish_event(
@@ -165,7 +172,12 @@ class Projection:
                 break
             with contextlib.suppress(Exception):
                 ci = await self._sub.consumer_info()
-                if ci.num_pending == 0 and self._sub.pending_msgs == 0 and ci.delivered.stream_seq <= self.seq:
+                # Nothing delivered at all (consumer_seq 0) also counts: with a filter that matches no event
+                # the server may still report the stream sequence it scanned past.
+                nothing = ci.delivered.consumer_seq == 0
+                if ci.num_pending == 0 and self._sub.pending_msgs == 0 and (
+                    nothing or ci.delivered.stream_seq <= self.seq
+                ):
                     self.caught_up.set()
                     break
             if asyncio.get_running_loop().time() > end:

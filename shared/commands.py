@@ -65,8 +65,20 @@ class PlanRefusal(BaseModel):
     message: str
 
 
+class MergerCandidate(BaseModel):
+    """A model that may merge a panel (P-15), with what the gateway needs to call it and to check its size."""
+
+    model_config = ConfigDict(extra="forbid")
+    alias: str
+    served: str
+    endpoint: str
+    connection: str
+    context_window: int | None = None
+
+
 class Plan(BaseModel):
-    """The seater's answer: the panel id and every chair, or a refusal with its HTTP status."""
+    """The seater's answer: the panel id and every chair, or a refusal with its HTTP status. A merged
+    panel's plan also lists its merger candidates, best first."""
 
     model_config = ConfigDict(extra="forbid")
     panel: str = ""
@@ -77,6 +89,7 @@ class Plan(BaseModel):
     explorers: int = 0
     seats: list[SeatPlan] = Field(default_factory=list)
     skipped: list[Skip] = Field(default_factory=list)
+    mergers: list[MergerCandidate] = Field(default_factory=list)
     refusal: PlanRefusal | None = None
 
 

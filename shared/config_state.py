@@ -16,12 +16,14 @@ from shared.events import (
     EndpointSaved,
     EventBase,
     GatewaySettingsSaved,
+    LimitsSaved,
     ModelRegistered,
     ModelRetired,
 )
 
 DEFAULT_MAX_CALLS = 5
 DEFAULT_MAX_EXPLORERS = 2
+LIMIT_AXES = ("rpm", "rpd", "tpm", "tpd", "rpmo")
 
 
 @dataclass
@@ -40,6 +42,9 @@ class ConfigState:
     collections: dict[str, CollectionSaved] = field(default_factory=dict)
     max_calls: int = DEFAULT_MAX_CALLS
     max_explorers: int = DEFAULT_MAX_EXPLORERS
+    # L-1 (a)/(b): user limits by connection name and by model alias.
+    connection_limits: dict[str, LimitsSaved] = field(default_factory=dict)
+    model_limits: dict[str, LimitsSaved] = field(default_factory=dict)
     seq: int = 0  # last stream sequence of a config event folded
 
     def apply(self, event: EventBase, seq: int = 0) -> None:
@@ -64,8 +69,17 @@ class ConfigState:
             self.collections.pop(event.name, None)
         elif isinstance(event, GatewaySettingsSaved):
             self.max_calls, self.max_explorers = event.max_calls, event.max_explorers
+        elif isinstance(event, LimitsSaved):
+            self._save_limits(event)
         if seq:
             self.seq = seq
+
+    def _save_limits(self, event: LimitsSaved) -> None:
+        book = self.connection_limits if event.scope == "connection" else self.model_limits
+        if any(getattr(event, axis) for axis in LIMIT_AXES):
+            book[event.name] = event
+        else:
+            book.pop(event.name, None)
 
     def _retire(self, event: ModelRetired) -> None:
         model = self.models.pop(event.alias, None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, TypeAdapter
 
 from shared import subjects
 from shared.ids import utcnow
@@ -93,6 +93,22 @@ class GatewaySettingsSaved(ConfigEvent):
     max_explorers: int = 2
 
 
+class LimitsSaved(ConfigEvent):
+    """L-1 (a)/(b): the user's limits for a connection (every model on it) or one model alias.
+
+    Replaces that scope's limits; an axis left None has no user limit. rpmo applies per connection only.
+    """
+
+    type: Literal["limits_saved"] = "limits_saved"
+    scope: Literal["connection", "model"]
+    name: str
+    rpm: PositiveInt | None = None
+    rpd: PositiveInt | None = None
+    tpm: PositiveInt | None = None
+    tpd: PositiveInt | None = None
+    rpmo: PositiveInt | None = None
+
+
 # ---------------------------------------------------------------- panels and seats
 
 
@@ -161,6 +177,12 @@ class SeatCompleted(EventBase):
     cached_tokens: int = 0
     tokens_estimated: bool = False
     caller: str = ""
+    # U-3: the model the reply named, and whether that is another model than the one registered.
+    served_by: str = ""
+    swap: bool = False
+    # L-2a: "sent" went out at once, "waited" was held by the bench's pacing first, "refused" was not sent.
+    paced: Literal["sent", "waited", "refused"] = "sent"
+    waited_s: float = 0.0
 
     def subject(self) -> str:
         return subjects.seat_subject(self.call)
@@ -215,6 +237,46 @@ class CooldownStarted(EventBase):
         return subjects.limit_subject(self.connection)
 
 
+class LimitLearned(EventBase):
+    """L-3: a limit a provider stated in an error text, stored only when tighter than what was known."""
+
+    type: Literal["limit_learned"] = "limit_learned"
+    alias: str
+    connection: str
+    axis: Literal["rpm", "rpd", "tpm", "tpd", "context"]
+    limit: PositiveInt
+    call: str = ""
+    why: str = ""
+
+    def subject(self) -> str:
+        return subjects.limit_subject(self.connection)
+
+
+class QuotaRecord(BaseModel):
+    """L-4: one quota a provider reported (headers, a 429 body), with its reset as absolute UTC."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    metric: Literal["requests", "tokens", "input_tokens", "output_tokens"]
+    window: str  # minute, hour, day, or "retry" (a Retry-After with no window named)
+    limit: int | None = None
+    remaining: int
+    reset_at: datetime | None = None
+    source: str
+
+
+class QuotaObserved(EventBase):
+    """L-4/L-7: the quota records one call's reply carried; the callers enforce them until their reset."""
+
+    type: Literal["quota_observed"] = "quota_observed"
+    alias: str
+    connection: str
+    call: str = ""
+    records: list[QuotaRecord]
+
+    def subject(self) -> str:
+        return subjects.limit_subject(self.connection)
+
+
 Event = Annotated[
     EndpointSaved
     | EndpointRemoved
@@ -223,11 +285,14 @@ Event = Annotated[
     | CollectionSaved
     | CollectionRemoved
     | GatewaySettingsSaved
+    | LimitsSaved
     | PanelSeated
     | SeatCompleted
     | PanelAnswered
     | VerdictRecorded
-    | CooldownStarted,
+    | CooldownStarted
+    | LimitLearned
+    | QuotaObserved,
     Field(discriminator="type"),
 ]
 
@@ -239,6 +304,7 @@ ConfigEvents = (
     CollectionSaved,
     CollectionRemoved,
     GatewaySettingsSaved,
+    LimitsSaved,
 )
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

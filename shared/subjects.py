@@ -27,11 +27,16 @@ RPC_LEDGER_PENDING = "bench.rpc.ledger.pending"
 RPC_LEDGER_RECORD = "bench.rpc.ledger.record"
 RPC_LEDGER_REBUILD = "bench.rpc.ledger.rebuild"
 RPC_LEDGER_STATUS = "bench.rpc.ledger.status"
+# Only callers hold provider keys, so a provider's model list (C-3) is fetched by a caller.
+RPC_CALLER_MODELS = "bench.rpc.caller.models"
 
 SEATER_QUEUE = "seaters"
 LEDGER_QUEUE = "ledger"
+CALLER_QUEUE = "callers"
 
 IDS_BUCKET = "bench_ids"
+# L-2: each connection's request/token windows and quota records, taken with compare-and-set by every caller.
+LIMITS_BUCKET = "bench_limits"
 
 
 def panel_subject(panel: str) -> str:
@@ -61,3 +66,6 @@ def call_subject(call: str) -> str:
 
 def limit_subject(connection: str) -> str:
     return f"{LIMIT_PREFIX}.{connection or 'unknown'}"
+
+
+LIMITS_ALL = f"{LIMIT_PREFIX}.>"

@@ -10,22 +10,41 @@ from nats.aio.client import Client as NATS
 
 from services.caller.consumer import CallConsumer
 from services.caller.keys import KeyStore
+from services.caller.limit_book import LimitBook
+from services.caller.models_rpc import ModelLister
+from services.caller.pacer import Pacer
 from services.caller.upstream import Upstream, make_client
+from services.caller.window_store import WindowStore
+from shared import subjects
+from shared.bus import Projection
+from shared.config_state import ConfigState
 from shared.logging import setup_logging
 from shared.runtime import serve
 from shared.settings import CallerSettings, instance_name
 
 
 async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Callable[[], Awaitable[None]]:
+    """Folds the config (user limits) and the learned limits before taking any call."""
+    js = nc.jetstream()
+    book = LimitBook(ConfigState())
+    projections = [Projection(js, subjects.CONFIG, book.config.apply, "caller-config"),
+                   Projection(js, subjects.LIMITS_ALL, book.fold, "caller-limits")]
+    for projection in projections:
+        await projection.start()
     client = make_client(settings.max_connections)
-    upstream = Upstream(client, KeyStore.from_environment(settings.secrets_path))
-    consumer = CallConsumer(nc.jetstream(), upstream, settings, instance)
+    keys = KeyStore.from_environment(settings.secrets_path)
+    upstream = Upstream(client, keys, Pacer(await WindowStore.open(js), book))
+    consumer = CallConsumer(js, upstream, book, settings, instance)
     await consumer.start()
+    lister = await ModelLister(client, keys).serve(nc)
     structlog.get_logger("caller").info("caller_started", concurrency=settings.concurrency,
                                         ack_wait_s=settings.ack_wait_s, heartbeat_s=settings.heartbeat_s)
 
     async def stop() -> None:
+        await lister.unsubscribe()
         await consumer.stop()
+        for projection in projections:
+            await projection.stop()
         await client.aclose()
 
     return stop

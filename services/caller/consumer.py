@@ -17,6 +17,8 @@ from nats.js import api as js_api
 from nats.js.errors import BadRequestError
 from pydantic import ValidationError
 
+from services.caller.limit_book import LimitBook
+from services.caller.limit_events import QuotaNews, limits_learned
 from services.caller.seat_events import cooldown_started, seat_completed, seat_expired
 from services.caller.upstream import Upstream
 from shared import bus, subjects
@@ -57,9 +59,11 @@ async def ensure_consumer(js: JetStreamContext, settings: CallerSettings) -> Non
 
 class CallConsumer:
     def __init__(
-        self, js: JetStreamContext, upstream: Upstream, settings: CallerSettings, instance: str
+        self, js: JetStreamContext, upstream: Upstream, book: LimitBook, settings: CallerSettings,
+        instance: str,
     ) -> None:
         self.js, self.upstream, self.settings, self.instance = js, upstream, settings, instance
+        self.book, self.quota_news = book, QuotaNews()
         self.inflight: dict[asyncio.Task[None], Msg] = {}
         self._slot_freed = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
@@ -133,10 +137,15 @@ class CallConsumer:
         report = await self.upstream.call(call)
         completed = seat_completed(call, report, self.instance)
         log.info("call_finished", status=completed.status, seconds=completed.seconds,
-                 attempts=report.attempts, http_status=completed.http_status,
-                 served_by=report.outcome.model, error=completed.error[:200])
+                 attempts=report.attempts, http_status=completed.http_status, paced=completed.paced,
+                 served_by=completed.served_by, swap=completed.swap, error=completed.error[:200])
+        events: list[EventBase] = [completed]
         cooldown = cooldown_started(call, completed.error, utcnow()) if completed.error else None
-        return [completed] if cooldown is None else [completed, cooldown]
+        if cooldown is not None:
+            events.append(cooldown)
+        events += limits_learned(call, report, self.book)
+        quotas = self.quota_news.event(call, report.quotas, time.time())
+        return events if quotas is None else [*events, quotas]
 
     async def _publish(self, events: list[EventBase]) -> None:
         """Events first, ack after: a publish that keeps failing leaves the call to be redelivered."""

@@ -6,42 +6,27 @@ Pure: bytes and dicts in, `CallOutcome` out. The HTTP exchange itself lives in `
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
+from services.caller.chat_parts import content_text
 from services.caller.outcome import CallOutcome, ToolCall, Usage, client_failed
+from services.caller.wire import (
+    UpstreamRequest,
+    auth_headers,
+    base_headers,
+    endpoint_url,
+    error_object_text,
+    sse_payload,
+)
 from shared.commands import SeatCall
 
-USER_AGENT = "benchwarmers"
-MAX_REPLY_BYTES = 32 * 1024 * 1024
 OURS = ("model", "messages", "stream", "stream_options")  # body fields a call's options cannot override
-
-
-@dataclass(frozen=True)
-class UpstreamRequest:
-    url: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-
-    @property
-    def streamed(self) -> bool:
-        return bool(self.body.get("stream"))
-
-
-def bad_base(base: str) -> str | None:
-    """SEC-8: only http(s) bases; the reason when not."""
-    parts = urlsplit(base)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "bad base: the endpoint's base must be an http(s) URL"
-    return None
 
 
 def build_request(call: SeatCall, key: str | None) -> UpstreamRequest:
     """Streamed with a usage chunk; the call's options ride along but never override model or messages."""
-    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, **call.headers}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
+    headers = base_headers(call.headers)
+    headers.update(auth_headers("chat", key))
     body: dict[str, Any] = {
         "model": call.served,
         "messages": [m.model_dump(exclude_unset=True) for m in call.messages],
@@ -49,7 +34,7 @@ def build_request(call: SeatCall, key: str | None) -> UpstreamRequest:
         "stream_options": {"include_usage": True},
     }
     body.update({k: v for k, v in call.options.items() if k not in OURS})
-    return UpstreamRequest(url=f"{call.base.rstrip('/')}/chat/completions", headers=headers, body=body)
+    return UpstreamRequest(url=endpoint_url(call.base, "chat/completions"), headers=headers, body=body)
 
 
 def without_stream_extras(request: UpstreamRequest) -> UpstreamRequest | None:
@@ -69,23 +54,11 @@ def refuses_streaming(status: int, body: str) -> bool:
     return status in (400, 422) and "stream" in body.lower()
 
 
-def http_error_text(status: int, body: str, retry_after: str | None) -> str:
-    text = f"Error: Error code: {status} - {body.strip()}"
-    return f"{text} Retry-After: {retry_after}" if retry_after else text
-
-
-def error_object_text(error: Any, where: str) -> str:
-    return f"Error: provider error {where}: {json.dumps(error, ensure_ascii=False)}"
-
-
-def content_text(content: Any) -> str:
-    """A message's content as text: a string, or the text parts of a list."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = (p.get("text") for p in content if isinstance(p, dict))
-        return "".join(t for t in texts if isinstance(t, str))
-    return ""
+def stream_fallback(request: UpstreamRequest, outcome: CallOutcome) -> UpstreamRequest | None:
+    """U-2: a provider that refuses our streaming fields is asked again without them."""
+    if outcome.http_status is None or not refuses_streaming(outcome.http_status, outcome.error):
+        return None
+    return without_stream_extras(request)
 
 
 def reasoning_of(part: dict[str, Any]) -> str:
@@ -146,9 +119,9 @@ class StreamParser:
         self.done = False
 
     def feed_line(self, line: str) -> None:
-        if self.outcome.error or self.done or not line.startswith("data:"):
-            return  # blank separators, `: keep-alive` comments and `event:` names carry nothing we use
-        payload = line[5:].strip()
+        payload = sse_payload(line)
+        if self.outcome.error or self.done or payload is None:
+            return
         if payload == "[DONE]":
             self.done = True
             return

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from services.caller.quota_headers import Quota
+
+Paced = Literal["sent", "waited", "refused"]  # L-2a: how pacing treated a call
 ERROR_TAIL = 500
 NOTICE_MAX_CHARS = 400
 NOTICE_EXCERPT = 200
@@ -67,6 +70,7 @@ class CallOutcome:
     http_status: int | None = None
     retry_after: str | None = None
     connection_failed: bool = False
+    quotas: list[Quota] = field(default_factory=list)  # what the reply said about the provider's limits
 
     @property
     def produced_output(self) -> bool:
@@ -75,21 +79,29 @@ class CallOutcome:
 
 @dataclass
 class CallReport:
-    """The call as a whole: the last attempt's outcome, HTTP requests sent, usage summed over attempts."""
+    """The call as a whole: the last attempt's outcome, HTTP requests sent, usage summed over attempts,
+    and how pacing treated it (L-2a)."""
 
     outcome: CallOutcome
     attempts: int
     usage: Usage | None
     seconds: float
+    paced: Paced = "sent"
+    waited_s: float = 0.0
+    quotas: list[Quota] = field(default_factory=list)
 
 
 class Tally:
-    """HTTP requests sent (counted when sent, so one cut off by the deadline counts) and the usage they
-    reported, across retries."""
+    """HTTP requests sent (counted when sent, so one cut off by the deadline counts), the usage and quotas
+    they reported, and the time pacing held them, across retries."""
 
     def __init__(self) -> None:
         self.attempts = 0
         self.usage: Usage | None = None
+        self.waited = False
+        self.waited_s = 0.0
+        self.refused = False
+        self.quotas: list[Quota] = []
 
     def sent(self) -> None:
         self.attempts += 1
@@ -97,6 +109,14 @@ class Tally:
     def answered(self, outcome: CallOutcome) -> None:
         if outcome.usage is not None:
             self.usage = outcome.usage if self.usage is None else self.usage + outcome.usage
+        if outcome.quotas:
+            self.quotas = outcome.quotas
+
+    @property
+    def paced(self) -> Paced:
+        if self.refused and not self.attempts:
+            return "refused"
+        return "waited" if self.waited else "sent"
 
 
 def client_failed(why: str) -> CallOutcome:

@@ -1,7 +1,7 @@
-"""Learning from a failed call's text that the model is rate-limited, and for how long (SPEC L-3).
+"""Learning from a failed call's text (SPEC L-3): that the model is rate-limited and for how long, the
+limit it states, and its context window.
 
-Pure text parsing. The result becomes a `CooldownStarted` event; full pacing under shared limits is a
-later step that will sit before each call.
+Pure text parsing. The results become `CooldownStarted` and `LimitLearned` events.
 """
 
 from __future__ import annotations
@@ -24,6 +24,16 @@ DURATION_PART = (
 TRY_AGAIN_RE = re.compile(r"try again in\s+((?:\d+(?:\.\d+)?\s*[a-z]+\s*)+)", re.IGNORECASE)
 RETRY_DELAY_RE = re.compile(r"retryDelay\"?\s*[:=]\s*\"?(\d+(?:\.\d+)?)s", re.IGNORECASE)
 RETRY_AFTER_RE = re.compile(r"retry-after\"?\s*[:=]\s*\"?(\d+(?:\.\d+)?)", re.IGNORECASE)
+# Each axis by the names providers give it (OpenAI "requests per min (RPM)", Gemini "RequestsPerMinute").
+AXIS_NAMES = {
+    "rpm": re.compile(r"requests[ _]?per[ _]?min(?:ute)?|\bRPM\b|requests/min", re.IGNORECASE),
+    "rpd": re.compile(r"requests[ _]?per[ _]?day|\bRPD\b|requests/day", re.IGNORECASE),
+    "tpm": re.compile(r"tokens[ _]?per[ _]?min(?:ute)?|\bTPM\b|tokens/min", re.IGNORECASE),
+    "tpd": re.compile(r"tokens[ _]?per[ _]?day|\bTPD\b|tokens/day", re.IGNORECASE),
+}
+LIMIT_RE = re.compile(r"\blimit\b\W{0,3}(\d[\d,]*)", re.IGNORECASE)
+CONTEXT_RE = re.compile(r"maximum context length is\s+(\d[\d,]*)", re.IGNORECASE)
+MIN_CONTEXT = 512
 
 
 def duration_s(text: str) -> float | None:
@@ -67,3 +77,20 @@ def cooldown_until(text: str, now: datetime) -> tuple[datetime, str] | None:
         wait, source = DEFAULT_COOLDOWN_S, "default"
     until = datetime.fromtimestamp(math.ceil((now + timedelta(seconds=wait)).timestamp()), UTC)
     return until, f"rate limited; resting {wait:g}s ({source} wait)"
+
+
+def stated_limit(text: str) -> tuple[str, int] | None:
+    """A "limit N" for exactly one named axis ("Limit 30 … requests per minute" → ("rpm", 30))."""
+    axes = [axis for axis, pattern in AXIS_NAMES.items() if pattern.search(text)]
+    match = LIMIT_RE.search(text)
+    if len(axes) != 1 or match is None:
+        return None
+    value = int(match.group(1).replace(",", ""))
+    return (axes[0], value) if value > 0 else None
+
+
+def stated_context(text: str) -> int | None:
+    """"maximum context length is N" (N ≥ 512)."""
+    match = CONTEXT_RE.search(text)
+    value = int(match.group(1).replace(",", "")) if match else 0
+    return value if value >= MIN_CONTEXT else None

@@ -9,6 +9,7 @@ from typing import Any
 from services.caller.outcome import CallOutcome, CallReport, Usage, no_answer_text, seat_result
 from services.caller.rate_limits import cooldown_until
 from services.caller.redaction import has_images, without_images
+from services.caller.swaps import is_swap
 from shared.commands import SeatCall
 from shared.events import CooldownStarted, SeatCompleted
 from shared.ids import event_id
@@ -43,6 +44,8 @@ def seat_completed(call: SeatCall, report: CallReport, caller: str) -> SeatCompl
         http_status=outcome.http_status, attempts=report.attempts,
         tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, reasoning_tokens=usage.reasoning,
         cached_tokens=usage.cached, tokens_estimated=estimated,
+        served_by=outcome.model, swap=is_swap(call.served, outcome.model),
+        paced=report.paced, waited_s=round(report.waited_s, 1),
     )
 
 

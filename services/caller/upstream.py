@@ -1,41 +1,37 @@
-"""One seat's provider call over HTTP: key, request, retries and deadline, down to one `CallReport`.
+"""One seat's provider call over HTTP: key, pacing, request, retries and deadline, down to one `CallReport`.
 
-The key never leaves this module: anything a provider echoes back is redacted before it is returned.
-The HTTP client is httpx's API over the aiohttp transport (FIELD-NOTES: httpx's own transport collapses
-at 128 calls in flight).
+Every API kind goes through the same loop; its adapter builds the request and reads the reply. The key
+never leaves this module: anything a provider echoes back is redacted before it is returned. The HTTP
+client is httpx's API over the aiohttp transport (FIELD-NOTES: httpx's own transport collapses at 128
+calls in flight).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
+import uuid
 from collections.abc import Callable
-from dataclasses import replace
+from urllib.parse import urlsplit
 
 import httpx
 from httpx_aiohttp import HttpxAiohttpClient
 
+from services.caller.adapters import ADAPTERS, Adapter
 from services.caller.keys import KeyStore, is_loopback, missing_key
-from services.caller.openai_chat import (
-    MAX_REPLY_BYTES,
-    StreamParser,
-    UpstreamRequest,
-    bad_base,
-    build_request,
-    http_error_text,
-    parse_plain,
-    parse_stream,
-    refuses_streaming,
-    without_stream_extras,
-)
 from services.caller.outcome import CallOutcome, CallReport, Tally, client_failed, no_answer_text
+from services.caller.pacer import Pacer, Ticket
+from services.caller.quota_headers import quotas_from
 from services.caller.redaction import without_key
 from services.caller.retries import doubled_budget, retry_wait
+from services.caller.wire import MAX_REPLY_BYTES, UpstreamRequest, bad_base, http_error_text
 from shared.commands import SeatCall
 
 CONNECT_TIMEOUT_S = 10.0
 WRITE_TIMEOUT_S = 30.0
+CHARS_PER_TOKEN = 4
 
 
 class ReplyTooLarge(Exception):
@@ -51,10 +47,23 @@ def make_client(max_connections: int) -> httpx.AsyncClient:
     )
 
 
+def estimated_tokens(request: UpstreamRequest) -> int:
+    """L-2's in-flight estimate: the request body's JSON over four."""
+    return len(json.dumps(request.body, ensure_ascii=False)) // CHARS_PER_TOKEN
+
+
+class Attempt:
+    """The open pacing ticket of the attempt in flight, settled even when the deadline cuts it."""
+
+    def __init__(self) -> None:
+        self.ticket: Ticket | None = None
+        self.tokens = 0
+
+
 class Upstream:
-    def __init__(self, client: httpx.AsyncClient, keys: KeyStore,
+    def __init__(self, client: httpx.AsyncClient, keys: KeyStore, pacer: Pacer,
                  clock: Callable[[], float] = time.time, chance: Callable[[], float] = random.random) -> None:
-        self.client, self.keys, self.clock, self.chance = client, keys, clock, chance
+        self.client, self.keys, self.pacer, self.clock, self.chance = client, keys, pacer, clock, chance
 
     async def call(self, call: SeatCall) -> CallReport:
         started = time.monotonic()
@@ -62,19 +71,22 @@ class Upstream:
         refusal = self._refusal(call, key)
         if refusal:
             return CallReport(client_failed(refusal), 0, None, time.monotonic() - started)
-        tally = Tally()
+        tally, open_attempt = Tally(), Attempt()
         try:
             async with asyncio.timeout(call.deadline - self.clock()):
-                outcome = await self._with_retries(call, build_request(call, key), tally)
+                outcome = await self._with_retries(call, ADAPTERS[call.api], key, tally, open_attempt)
         except TimeoutError:
             outcome = CallOutcome(error=no_answer_text(call.timeout_s))
+        if open_attempt.ticket is not None:  # cut by the deadline: the estimate stands
+            await self.pacer.settle(call, open_attempt.ticket, open_attempt.tokens, [])
         outcome.error, outcome.text = without_key(outcome.error, key), without_key(outcome.text, key)
-        return CallReport(outcome, tally.attempts, tally.usage, time.monotonic() - started)
+        return CallReport(outcome, tally.attempts, tally.usage, time.monotonic() - started,
+                          tally.paced, round(tally.waited_s, 3), tally.quotas)
 
     @staticmethod
     def _refusal(call: SeatCall, key: str | None) -> str | None:
-        if call.api != "chat":
-            return f"api {call.api!r} is not supported by this caller yet"
+        if call.api not in ADAPTERS:
+            return f"api {call.api!r} is not supported (one of {', '.join(ADAPTERS)})"
         why = bad_base(call.base)
         if why:
             return why
@@ -82,19 +94,34 @@ class Upstream:
             return missing_key(call.endpoint)
         return None
 
-    async def _with_retries(self, call: SeatCall, request: UpstreamRequest, tally: Tally) -> CallOutcome:
-        retries, budget_retried = 0, False
+    async def _with_retries(
+        self, call: SeatCall, adapter: Adapter, key: str | None, tally: Tally, open_attempt: Attempt
+    ) -> CallOutcome:
+        request = adapter.build(call, key)
+        retries, budget_retried, last = 0, False, None
         while True:
+            tokens = estimated_tokens(request)
+            admission = await self.pacer.admit(call, tokens, f"{call.call}:{uuid.uuid4().hex[:12]}")
+            tally.waited = tally.waited or admission.paced == "waited"
+            tally.waited_s += admission.waited_s if admission.paced == "waited" else 0.0
+            if admission.paced == "refused":
+                tally.refused = True
+                return last or CallOutcome(error=admission.refusal)
+            open_attempt.ticket, open_attempt.tokens = admission.ticket, tokens
             tally.sent()
-            outcome = await self.attempt(request)
+            outcome = await self.attempt(request, adapter)
             tally.answered(outcome)
-            fallback = self._stream_fallback(request, outcome)
+            used = outcome.usage.tokens_in + outcome.usage.tokens_out if outcome.usage else tokens
+            await self.pacer.settle(call, open_attempt.ticket, used, outcome.quotas)
+            open_attempt.ticket, last = None, outcome
+            fallback = adapter.fallback(request, outcome)
             if fallback is not None:
                 request = fallback
                 continue
-            bigger = None if budget_retried else doubled_budget(outcome, call.purpose, request.body)
+            bigger = None if budget_retried else doubled_budget(outcome, call.purpose, call.options)
             if bigger is not None:
-                request, budget_retried = replace(request, body=bigger), True
+                request = adapter.build(call.model_copy(update={"options": bigger}), key)
+                budget_retried = True
                 continue
             wait = retry_wait(outcome, retries, call.retries, self.clock(), call.deadline, self.chance)
             if wait is None:
@@ -102,22 +129,17 @@ class Upstream:
             retries += 1
             await asyncio.sleep(wait)
 
-    @staticmethod
-    def _stream_fallback(request: UpstreamRequest, outcome: CallOutcome) -> UpstreamRequest | None:
-        """U-2: a provider that refuses our streaming fields is asked again without them."""
-        if outcome.http_status is None or not refuses_streaming(outcome.http_status, outcome.error):
-            return None
-        return without_stream_extras(request)
-
-    async def attempt(self, request: UpstreamRequest) -> CallOutcome:
+    async def attempt(self, request: UpstreamRequest, adapter: Adapter) -> CallOutcome:
         """One HTTP request; every failure becomes an outcome, none an exception."""
+        host = (urlsplit(request.url).hostname or "").lower()
         try:
             reply = self.client.stream("POST", request.url, headers=request.headers, json=request.body)
             async with reply as resp:
                 if not 200 <= resp.status_code < 300:
-                    return await self._http_error(resp)
-                outcome = await self._read_reply(resp)
+                    return await self._http_error(resp, host, self.clock())
+                outcome = await self._read_reply(resp, adapter)
                 outcome.http_status = resp.status_code
+                outcome.quotas = quotas_from(resp.headers, resp.status_code, "", host, self.clock())
                 return outcome
         except httpx.TransportError as exc:
             why = f"connection error: {type(exc).__name__}: {exc}".rstrip(": ")
@@ -128,18 +150,24 @@ class Upstream:
             return client_failed(f"{type(exc).__name__}: {exc}")
 
     @staticmethod
-    async def _http_error(resp: httpx.Response) -> CallOutcome:
+    async def _http_error(resp: httpx.Response, host: str, now: float) -> CallOutcome:
         body = (await read_capped(resp)).decode(errors="replace")
         retry_after = resp.headers.get("retry-after")
         return CallOutcome(error=http_error_text(resp.status_code, body, retry_after),
-                           http_status=resp.status_code, retry_after=retry_after)
+                           http_status=resp.status_code, retry_after=retry_after,
+                           quotas=quotas_from(resp.headers, resp.status_code, body, host, now))
 
     @staticmethod
-    async def _read_reply(resp: httpx.Response) -> CallOutcome:
+    async def _read_reply(resp: httpx.Response, adapter: Adapter) -> CallOutcome:
         if "text/event-stream" not in resp.headers.get("content-type", ""):
             raw = await read_capped(resp)
-            return parse_stream(raw) if raw.lstrip().startswith(b"data:") else parse_plain(raw)
-        parser, size = StreamParser(), 0
+            if not raw.lstrip().startswith((b"data:", b"event:")):
+                return adapter.parse_plain(raw)
+            parser = adapter.parser()
+            for line in raw.decode(errors="replace").splitlines():
+                parser.feed_line(line)
+            return parser.finish()
+        parser, size = adapter.parser(), 0
         async for line in resp.aiter_lines():
             size += len(line) + 1
             if size > MAX_REPLY_BYTES:

@@ -15,10 +15,12 @@ from starlette.routing import Route
 from services.gateway.admin.writer import ConfigWriter
 from services.gateway.context import GatewayContext
 from services.gateway.formats import FORMATS
+from services.gateway.formats.ollama import created_at
 from services.gateway.http import AccessLog
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.routes import admin, bench
-from services.gateway.routes.fallback import is_gateway_path, not_found
+from services.gateway.routes.extras import extra_endpoint
+from services.gateway.routes.fallback import is_gateway_path, not_found, shown_path
 from services.gateway.routes.generate import generation_endpoint
 from shared import bus, subjects
 from shared.config_state import ConfigState
@@ -41,6 +43,7 @@ def create_app(settings: GatewaySettings, instance: str | None = None) -> FastAP
         ctx = GatewayContext(
             settings=settings, instance=name, nc=nc, js=js, config=config, projection=projection,
             panels=PanelRunner(nc, config, settings, name), writer=ConfigWriter(js, projection, config),
+            started_at=created_at(),
         )
         app.state.ctx = ctx
         log.info("gateway_ready", instance=name, port=settings.port, config_seq=config.seq)
@@ -56,9 +59,10 @@ def create_app(settings: GatewaySettings, instance: str | None = None) -> FastAP
     for fmt in FORMATS:
         for path in fmt.routes:
             app.add_api_route(path, generation_endpoint(fmt), methods=["POST"])
-        for method, path, endpoint in fmt.extra_routes():
-            app.add_api_route(path, endpoint, methods=[method])
-    app.add_api_route("/v1/models", bench.list_models, methods=["GET"])
+        for route in fmt.extra_routes():
+            app.add_api_route(route.path, extra_endpoint(fmt, route), methods=[route.method])
+    for path in ("/v1/models", "/models"):
+        app.add_api_route(path, bench.list_models, methods=["GET"])
     app.add_api_route("/bench/verdict", bench.verdict, methods=["POST"])
     app.add_api_route("/bench/pending", bench.pending, methods=["POST"])
     app.add_api_route("/bench/record", bench.record, methods=["GET"])
@@ -88,7 +92,7 @@ def gateway_routes(app: FastAPI) -> tuple[list[str], list[str]]:
     for route in app.routes:
         if isinstance(route, Route) and is_gateway_path(route.path):
             if "GET" in (route.methods or ()):
-                gets.append(route.path)
+                gets.append(shown_path(route.path))
             if "POST" in (route.methods or ()):
-                posts.append(route.path)
+                posts.append(shown_path(route.path))
     return gets, posts

@@ -1,5 +1,6 @@
 """What every route of one gateway process shares: settings, the bus, the configuration fold, the panel
-runner and the config writer. Built by the app's lifespan and kept on `app.state.ctx`."""
+runner, the config writer, and when it started (model listings give it as `modified_at`). Built by the
+app's lifespan and kept on `app.state.ctx`."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class GatewayContext:
     projection: bus.Projection
     panels: PanelRunner
     writer: ConfigWriter
+    started_at: str
 
     async def resolve(self, ask: Ask) -> Resolved:
         """P-1 (5); an unknown name is looked up again once this replica holds every config event, so a

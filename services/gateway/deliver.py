@@ -63,6 +63,16 @@ async def answer_streamed(
     return StreamingResponse(body, media_type=encoder.media_type, headers={"Cache-Control": "no-cache"})
 
 
+async def within(next_update: Callable[[], Awaitable[Update]], seconds: float) -> Update | None:
+    """The next update if it comes within `seconds`, else None."""
+    if seconds <= 0:
+        return None
+    try:
+        return await asyncio.wait_for(next_update(), seconds)
+    except TimeoutError:
+        return None
+
+
 async def stream_bytes(
     encoder: StreamEncoder,
     presenter: Presenter,
@@ -70,17 +80,21 @@ async def stream_bytes(
     first: Update | None,
     keepalive_s: float,
 ) -> AsyncIterator[bytes]:
-    """The stream after its 200. `first` is what arrived before the 200 (None after a grace 200)."""
+    """The stream after its 200. `first` is what arrived before the 200 (None after a grace 200).
+    Keep-alives count silence on the wire, not between updates: a panel whose updates write nothing
+    (merged mode until its end) still keeps its client waiting."""
+    loop = asyncio.get_running_loop()
     yield encoder.start()
     if first is None:
         yield encoder.keepalive()
+    wrote = loop.time()
     update = first
     while True:
         if update is None:
-            try:
-                update = await asyncio.wait_for(next_update(), keepalive_s)
-            except TimeoutError:
+            update = await within(next_update, keepalive_s - (loop.time() - wrote))
+            if update is None:
                 yield encoder.keepalive()
+                wrote = loop.time()
                 continue
         if isinstance(update, Seated):
             piece = presenter.seated(update)
@@ -97,4 +111,5 @@ async def stream_bytes(
             return
         if piece:
             yield encoder.piece(piece)
+            wrote = loop.time()
         update = None

@@ -23,6 +23,40 @@ def too_large(size: int, limit: int, advice: str) -> Refusal:
     return Refusal(413, f"body is {size:,} bytes; the limit is {limit:,}.{advice}")
 
 
+MAX_DEPTH = 64  # arrays/objects within each other; real requests (tool schemas included) stay far below
+
+
+def not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    level: list[Any] = [value]
+    for _ in range(limit):
+        level = [
+            child for node in level if isinstance(node, dict | list)
+            for child in (node.values() if isinstance(node, dict) else node)
+        ]
+        if not level:
+            return False
+    return any(isinstance(node, dict | list) for node in level)
+
+
+def parse_json(raw: bytes) -> Any:
+    """Strict JSON: no NaN/Infinity, no lone surrogate escape (no reply or bus message could carry it on),
+    nesting no deeper than `MAX_DEPTH`: each is a 400 here, never a 500 further on."""
+    try:
+        body = json.loads(raw, parse_constant=not_json)
+        json.dumps(body, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        raise Refusal(400, "body is not valid Unicode (it has a lone surrogate escape such as \\ud800)") from None
+    except (ValueError, RecursionError):
+        raise Refusal(400, "body is not JSON") from None
+    if deeper_than(body, MAX_DEPTH):
+        raise Refusal(400, f"body is nested deeper than {MAX_DEPTH} levels")
+    return body
+
+
 async def read_json_body(request: Request, limit: int, advice: str = "") -> dict[str, Any]:
     """H-2: JSON content type (415), a sane Content-Length (400), the size limit (413, checked before reading
     when the length is declared), a JSON object (400)."""
@@ -42,10 +76,7 @@ async def read_json_body(request: Request, limit: int, advice: str = "") -> dict
         if size > limit:
             raise too_large(size, limit, advice)
         chunks.append(chunk)
-    try:
-        body = json.loads(b"".join(chunks))
-    except ValueError:
-        raise Refusal(400, "body is not JSON") from None
+    body = parse_json(b"".join(chunks))
     if not isinstance(body, dict):
         raise Refusal(400, "body must be a JSON object")
     return body

@@ -1,4 +1,5 @@
-"""Who sits on a panel (SPEC P-2, P-3, P-4, P-7, P-8, P-9): members, explorer chairs, skips with why. Pure.
+"""Who sits on a panel (SPEC P-2..P-9, P-15): members, explorer chairs, skips with why, the size check, and
+who may merge. Pure.
 
 `plan_panel` reads the configuration fold and the rotation state and returns a `Draft` (or a refusal). The
 transport gives the draft its reserved panel id, holds its seats for rotation and publishes `PanelSeated`.
@@ -10,9 +11,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
+from services.seater.ranking import merger_candidates
 from services.seater.rotation import Rotation, as_utc
 from services.seater.shapes import COLLECTION_SHAPES, admits
-from shared.commands import Plan, PlanRefusal, PlanRequest
+from shared.commands import MergerCandidate, Plan, PlanRefusal, PlanRequest
 from shared.config_state import ConfigState, RetiredModel, family
 from shared.events import CollectionSaved, ModelRegistered, PanelSeated, SeatPlan, Skip
 
@@ -20,11 +22,13 @@ from shared.events import CollectionSaved, ModelRegistered, PanelSeated, SeatPla
 EXPLORER_CHAIRS = (("explorer", "explorer"), ("explorer2", "explorer 2"))
 
 VISION_SPECIALIST = "a vision specialist: sits only when the request carries images"
+TOKENS_PER_IMAGE = 2_500
 
 
 @dataclass(frozen=True)
 class Draft:
-    """A panel before it has an id: the sitting members, the explorer chairs filled, and every skip."""
+    """A panel before it has an id: the sitting members, the explorer chairs filled, every skip, and (merged
+    replies only) the merger candidates, best first."""
 
     collection: str
     shape: str
@@ -32,6 +36,7 @@ class Draft:
     members: tuple[ModelRegistered, ...]
     explorers: tuple[ModelRegistered, ...]
     skipped: tuple[Skip, ...]
+    mergers: tuple[ModelRegistered, ...] = ()
 
     def aliases(self) -> list[str]:
         return [m.alias for m in (*self.members, *self.explorers)]
@@ -48,10 +53,18 @@ class Draft:
             for suffix, label, m in labelled
         ]
 
-    def plan(self, panel: str, seats: list[SeatPlan]) -> Plan:
+    def plan(self, panel: str, seats: list[SeatPlan], config: ConfigState) -> Plan:
+        mergers = [
+            MergerCandidate(
+                alias=m.alias, served=m.served, endpoint=m.endpoint, connection=config.connection_of(m.alias),
+                context_window=m.context_window,
+            )
+            for m in self.mergers
+        ]
         return Plan(
             panel=panel, collection=self.collection, shape=self.shape, shape_by=self.shape_by,
             members=len(self.members), explorers=len(self.explorers), seats=seats, skipped=list(self.skipped),
+            mergers=mergers,
         )
 
     def seated(self, panel: str, seats: list[SeatPlan], key: str, at: datetime, by: str) -> PanelSeated:
@@ -133,6 +146,9 @@ def plan_panel(
     # P-3: explorer chairs counted before the image/vision skips; seats those skips free are not refilled.
     chairs = min(config.explorer_count(len(members)), len(EXPLORER_CHAIRS))
     sitting = _sitting(members, request.has_images, config, skipped)
+    too_small = _too_small(sitting, request)
+    if too_small is not None:
+        return too_small
     if request.reply == "merged":
         skipped += _merger_skips(col, config)
     nominees = _nominees(request.with_, col, config, skipped)
@@ -141,9 +157,12 @@ def plan_panel(
     _fill_by_staleness(explorers, chairs, col, shape, request, config, rotation, now)
     if not sitting and not explorers:
         return _no_seat(name, request.has_images, skipped)
+    mergers: tuple[ModelRegistered, ...] = ()
+    if request.reply == "merged":
+        mergers = tuple(config.models[a] for a in merger_candidates(col, shape, config, rotation))
     return Draft(
         collection=name, shape=shape, shape_by=shape_by, members=tuple(sitting), explorers=tuple(explorers),
-        skipped=tuple(skipped),
+        skipped=tuple(skipped), mergers=mergers,
     )
 
 
@@ -182,6 +201,25 @@ def _sitting(
         else:
             sitting.append(model)
     return sitting
+
+
+def _too_small(sitting: list[ModelRegistered], request: PlanRequest) -> PlanRefusal | None:
+    """P-5: 413 when a sitting member's KNOWN window is below the estimate, naming each such member with its
+    window (smallest first). Unknown windows never refuse; explorers too small are simply not picked."""
+    small = sorted(
+        (m for m in sitting if m.context_window is not None and m.context_window < request.estimate),
+        key=lambda m: (m.context_window or 0, m.alias),
+    )
+    if not small:
+        return None
+    named = ", ".join(f"{m.alias} ({m.context_window:,} tokens)" for m in small)
+    counted = f" (each image counted as {TOKENS_PER_IMAGE:,})" if request.has_images else ""
+    message = (
+        f"the request is about {request.estimate:,} tokens{counted}, more than the context window of "
+        f"{named}. Trim it under {small[0].context_window:,} tokens, or ask a collection whose "
+        "`together.context_window` (GET /v1/models) is large enough"
+    )
+    return PlanRefusal(status=413, message=message)
 
 
 def _nominees(named: list[str], col: CollectionSaved, config: ConfigState, skipped: list[Skip]) -> list[str]:

@@ -104,7 +104,7 @@ class Seater:
                 continue
             log.info("panel_seated", panel=panel, collection=request.collection, shape=draft.shape,
                      aliases=draft.aliases(), skipped=[s.alias for s in draft.skipped])
-            return draft.plan(panel, seats)
+            return draft.plan(panel, seats, self.config)
         return _refused(503, "the seater could not draw a free panel id; try again")
 
     async def _record(self, seated: PanelSeated) -> bool:

@@ -1,10 +1,13 @@
-"""A fake OpenAI-compatible provider, run as its own process so tests and benchmarks talk real HTTP.
+"""A fake provider speaking every wire the callers use, run as its own process so tests and benchmarks
+talk real HTTP.
 
     python -m tests.fakes.provider --port 8999 --models '{"m-a": {"latency_ms": 50}}'
 
-Each served model has a behaviour (see `BEHAVIOURS`); tests change it at run time over the admin routes
-under `/_fake/` through `FakeProvider`. Chat requests are recorded in memory (the last `LOG_CAP`).
-Header names in the request log are lower-cased.
+OpenAI chat completions and Responses, and Anthropic Messages, under `/v1`; Gemini's native API under
+`/v1beta` (`FakeProvider.base_for(api)`). Each served model has a behaviour (see
+`tests.fakes.behaviour.BEHAVIOURS`); tests change it at run time over the admin routes under `/_fake/`
+through `FakeProvider`. Provider requests are recorded in memory (the last 10 000), with lower-cased header
+names and the served model.
 """
 
 from __future__ import annotations
@@ -18,66 +21,28 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections import deque
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-LOG_CAP = 10_000
-BEHAVIOURS = (
-    "ok",  # answer "<model> says: <first 60 chars of the last user message>" unless `answer` is set
-    "rate_limit",  # 429 with retry-after and x-ratelimit-* headers, OpenAI's error body
-    "error_500",  # 500 with an OpenAI error body
-    "hang",  # accept and never answer
-    "empty",  # an empty answer that stopped normally
-    "empty_length",  # an empty answer cut by the token limit (finish_reason "length")
-    "error_in_200",  # 200 whose body is an error object
-    "midstream_error",  # streams some text, then an error chunk, then the stream ends without [DONE]
-    "cut",  # streams some text, then the connection ends without a finish_reason or [DONE]
-    "notice",  # a short reply that is really a provider notice
-    "echo_auth",  # 401 whose error body echoes the Authorization header (a provider that leaks the key)
-    "reasoning",  # reasoning_content deltas before the answer, with reasoning_tokens in usage
-    "tools",  # a tool call assembled from several argument deltas, finish_reason "tool_calls"
-    "refuse_stream_options",  # 400 "stream_options is not supported" when asked for them, else `ok`
-    "redirect",  # 307 to another URL (a client must not follow it: it would carry the key)
+from tests.fakes import anthropic_wire, gemini_wire, responses_wire
+from tests.fakes.behaviour import (
+    BEHAVIOURS,
+    THINKING,
+    TOOL_ARGUMENT_PIECES,
+    TOOL_NAME,
+    State,
+    answer_for,
+    estimate_tokens,
+    event_stream,
+    json_reply,
+    rate_limit_message,
+    reply_name,
+    split_text,
+    take_request,
+    text_tokens,
 )
-NOTICE = "You have run out of credits, upgrade your plan"
-DEFAULTS: dict[str, Any] = {
-    "behaviour": "ok", "latency_ms": 0, "answer": None, "retry_after": 1, "times": None,
-}
-
-
-# ---------------------------------------------------------------- the server
-
-
-class State:
-    """Per-model settings and the request log, held by the server process."""
-
-    def __init__(self, models: dict[str, dict[str, Any]]) -> None:
-        self.models: dict[str, dict[str, Any]] = {}
-        for name, cfg in models.items():
-            self.set_model(name, cfg)
-        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_CAP)
-
-    def set_model(self, name: str, cfg: dict[str, Any]) -> None:
-        behaviour = cfg.get("behaviour", "ok")
-        if behaviour not in BEHAVIOURS:
-            raise ValueError(f"unknown behaviour {behaviour!r}; one of {', '.join(BEHAVIOURS)}")
-        self.models[name] = {**DEFAULTS, **cfg}
-
-    def behaviour_for(self, name: str) -> dict[str, Any]:
-        """The model's settings for this request; a `times`-limited behaviour reverts to `ok` when used up."""
-        cfg = self.models.get(name)
-        if cfg is None:
-            return dict(DEFAULTS)
-        current = dict(cfg)
-        if cfg["times"] is not None:
-            if cfg["times"] <= 0:
-                current["behaviour"] = "ok"
-            else:
-                cfg["times"] -= 1
-        return current
 
 
 def last_user_text(messages: list[dict[str, Any]]) -> str:
@@ -92,18 +57,12 @@ def last_user_text(messages: list[dict[str, Any]]) -> str:
 
 
 def answer_text(model: str, cfg: dict[str, Any], messages: list[dict[str, Any]]) -> str:
-    if cfg["behaviour"] in ("empty", "empty_length", "tools"):
-        return ""
-    if cfg["behaviour"] == "notice":
-        return NOTICE
-    if cfg["answer"] is not None:
-        return str(cfg["answer"])
-    return f"{model} says: {last_user_text(messages)[:60]}"
+    return answer_for(model, cfg, last_user_text(messages))
 
 
 def usage_of(messages: list[dict[str, Any]], answer: str, reasoning: int = 0) -> dict[str, Any]:
-    prompt = max(1, len(json.dumps(messages)) // 4)
-    completion = len(answer) // 4 + (1 if answer else 0) + reasoning
+    prompt = estimate_tokens(json.dumps(messages))
+    completion = text_tokens(answer) + reasoning
     usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
                              "total_tokens": prompt + completion}
     if reasoning:
@@ -115,42 +74,38 @@ def error_body(message: str, kind: str, code: str | None = None) -> dict[str, An
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-def rate_limit_reply(model: str, retry_after: float) -> web.Response:
-    wait = f"{retry_after:g}s"
-    message = (f"Rate limit reached for {model} in organization org-fake on requests per min (RPM): "
-               f"Limit 30, Used 30, Requested 1. Please try again in {wait}.")
+def rate_limit_reply(model: str, cfg: dict[str, Any]) -> web.Response:
+    """OpenAI's 429: its error body and `x-ratelimit-*` headers (used by chat and Responses)."""
+    retry_after = float(cfg["retry_after"])
     headers = {
         "retry-after": f"{retry_after:g}",
         "x-ratelimit-limit-requests": "30",
         "x-ratelimit-remaining-requests": "0",
-        "x-ratelimit-reset-requests": wait,
+        "x-ratelimit-reset-requests": f"{retry_after:g}s",
     }
-    body = error_body(message, "requests", "rate_limit_exceeded")
-    return web.json_response(body, status=429, headers=headers)
+    body = error_body(rate_limit_message(model, retry_after), "requests", "rate_limit_exceeded")
+    return json_reply(body, cfg, 429, **headers)
 
 
 def failure_reply(
     model: str, cfg: dict[str, Any], request: web.Request, body: dict[str, Any]
 ) -> web.Response | None:
-    """The reply for behaviours that fail before any answer; None when the model answers."""
+    """The reply for behaviours that fail before any answer (OpenAI's shapes); None when the model answers."""
     behaviour = cfg["behaviour"]
     if behaviour == "rate_limit":
-        return rate_limit_reply(model, float(cfg["retry_after"]))
+        return rate_limit_reply(model, cfg)
     if behaviour == "error_500":
-        return web.json_response(error_body("The server had an error while processing your request.",
-                                            "server_error"), status=500)
+        return json_reply(error_body("The server had an error while processing your request.",
+                                     "server_error"), cfg, 500)
     if behaviour == "echo_auth":
         seen = request.headers.get("Authorization", "")
-        return web.json_response(error_body(f"Incorrect API key provided: {seen}", "invalid_request_error",
-                                             "invalid_api_key"), status=401)
+        return json_reply(error_body(f"Incorrect API key provided: {seen}", "invalid_request_error",
+                                     "invalid_api_key"), cfg, 401)
     if behaviour == "refuse_stream_options" and "stream_options" in body:
-        return web.json_response(error_body("stream_options is not supported", "invalid_request_error"),
-                                 status=400)
+        return json_reply(error_body("stream_options is not supported", "invalid_request_error"), cfg, 400)
     if behaviour == "redirect":
-        return web.json_response(error_body("moved", "redirect"), status=307,
-                                 headers={"Location": "http://127.0.0.1:9/v1/chat/completions"})
-    if behaviour == "error_in_200":
-        return web.json_response(error_body("Upstream model failed to produce a response", "upstream_error"))
+        return json_reply(error_body("moved", "redirect"), cfg, 307,
+                          Location="http://127.0.0.1:9/v1/chat/completions")
     return None
 
 
@@ -160,35 +115,29 @@ def completion_id() -> str:
 
 def tool_call_deltas() -> list[dict[str, Any]]:
     head = {"index": 0, "id": "call_fake1", "type": "function",
-            "function": {"name": "lookup", "arguments": ""}}
-    parts = ['{"q": ', '"weather', ' in Oslo"}']
-    return [head] + [{"index": 0, "function": {"arguments": p}} for p in parts]
+            "function": {"name": TOOL_NAME, "arguments": ""}}
+    return [head] + [{"index": 0, "function": {"arguments": p}} for p in TOOL_ARGUMENT_PIECES]
 
 
 def plain_reply(model: str, cfg: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
     text = answer_text(model, cfg, messages)
-    reasoning = "Thinking it over." if cfg["behaviour"] == "reasoning" else ""
+    reasoning = THINKING if cfg["behaviour"] == "reasoning" else ""
     message: dict[str, Any] = {"role": "assistant", "content": text}
     finish = "length" if cfg["behaviour"] == "empty_length" else "stop"
     if reasoning:
         message["reasoning_content"] = reasoning
     if cfg["behaviour"] == "tools":
         message["content"] = None
+        arguments = "".join(TOOL_ARGUMENT_PIECES)
         message["tool_calls"] = [{"id": "call_fake1", "type": "function",
-                                  "function": {"name": "lookup", "arguments": '{"q": "weather in Oslo"}'}}]
+                                  "function": {"name": TOOL_NAME, "arguments": arguments}}]
         finish = "tool_calls"
     return {
-        "id": completion_id(), "object": "chat.completion", "created": int(time.time()), "model": model,
+        "id": completion_id(), "object": "chat.completion", "created": int(time.time()),
+        "model": reply_name(model, cfg),
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": usage_of(messages, text, 4 if reasoning else 0),
     }
-
-
-def split_text(text: str, pieces: int = 3) -> list[str]:
-    if not text:
-        return []
-    size = max(1, -(-len(text) // pieces))
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 class ChunkWriter:
@@ -217,14 +166,14 @@ async def stream_reply(
     request: web.Request, model: str, cfg: dict[str, Any], body: dict[str, Any]
 ) -> web.StreamResponse:
     messages = body.get("messages") or []
-    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+    resp = event_stream(cfg)
     await resp.prepare(request)
-    out = ChunkWriter(resp, model)
+    out = ChunkWriter(resp, reply_name(model, cfg))
     behaviour = cfg["behaviour"]
     text = answer_text(model, cfg, messages)
     await out.delta({"role": "assistant", "content": ""})
     if behaviour == "reasoning":
-        for piece in split_text("Thinking it over.", 2):
+        for piece in split_text(THINKING, 2):
             await out.delta({"reasoning_content": piece})
     if behaviour in ("midstream_error", "cut"):
         await out.delta({"content": text[: max(1, len(text) // 2)]})
@@ -248,33 +197,30 @@ async def stream_reply(
 
 
 async def chat_completions(request: web.Request) -> web.StreamResponse:
-    state: State = request.app["state"]
-    raw = await request.read()
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        return web.json_response(error_body("body is not JSON", "invalid_request_error"), status=400)
-    state.log.append({"path": request.path, "headers": {k.lower(): v for k, v in request.headers.items()},
-                      "body": body, "at": time.time()})
-    model = str(body.get("model", ""))
-    cfg = state.behaviour_for(model)
-    if cfg["latency_ms"]:
-        await asyncio.sleep(cfg["latency_ms"] / 1000)
-    if cfg["behaviour"] == "hang":
-        await asyncio.sleep(24 * 3600)
+    body, model, cfg = await take_request(request)
     failed = failure_reply(model, cfg, request, body)
     if failed is not None:
         return failed
+    if cfg["behaviour"] == "error_in_200":
+        return json_reply(error_body("Upstream model failed to produce a response", "upstream_error"), cfg)
     if body.get("stream"):
         return await stream_reply(request, model, cfg, body)
     if cfg["behaviour"] in ("midstream_error", "cut"):
-        return web.json_response(error_body("The model crashed while generating", "server_error"))
-    return web.json_response(plain_reply(model, cfg, body.get("messages") or []))
+        return json_reply(error_body("The model crashed while generating", "server_error"), cfg)
+    return json_reply(plain_reply(model, cfg, body.get("messages") or []), cfg)
 
 
 async def list_models(request: web.Request) -> web.Response:
+    """OpenAI's list (with one entry hidden by `visibility`, as some hubs do), or Anthropic's when asked
+    with `anthropic-version`."""
     state: State = request.app["state"]
-    data = [{"id": name, "object": "model", "created": 0, "owned_by": "fake"} for name in state.models]
+    state.record(request, "", {})
+    if "anthropic-version" in request.headers:
+        return anthropic_wire.list_models(request, list(state.models))
+    data: list[dict[str, Any]] = [{"id": name, "object": "model", "created": 0, "owned_by": "fake"}
+                                  for name in state.models]
+    data.append({"id": "fake-hidden", "object": "model", "created": 0, "owned_by": "fake",
+                 "visibility": "hidden"})
     return web.json_response({"object": "list", "data": data})
 
 
@@ -305,6 +251,10 @@ def build_app(models: dict[str, dict[str, Any]]) -> web.Application:
     app["state"] = State(models)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_get("/v1/models", list_models)
+    app.router.add_post("/v1/messages", anthropic_wire.messages)
+    app.router.add_post("/v1/responses", responses_wire.responses)
+    app.router.add_post("/v1beta/models/{target}", gemini_wire.generate)
+    app.router.add_get("/v1beta/models", gemini_wire.list_models)
     app.router.add_post("/_fake/models", admin_set_model)
     app.router.add_get("/_fake/requests", admin_requests)
     app.router.add_post("/_fake/requests/reset", admin_reset_requests)
@@ -328,7 +278,7 @@ async def run_server(port: int, models: dict[str, dict[str, Any]]) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m tests.fakes.provider",
-        description="A fake OpenAI-compatible provider for tests and benchmarks. "
+        description="A fake provider (OpenAI chat and Responses, Anthropic, Gemini) for tests. "
                     f"Behaviours: {', '.join(BEHAVIOURS)}. Admin routes under /_fake/.",
     )
     parser.add_argument("--port", type=int, required=True, help="loopback port to listen on")
@@ -354,6 +304,10 @@ class FakeProvider:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    def base_for(self, api: str) -> str:
+        """The endpoint base of each API kind (C-3): Gemini's native API lives under `/v1beta`."""
+        return f"http://127.0.0.1:{self.port}/v1beta" if api == "gemini" else self.base_url
 
     @property
     def pid(self) -> int:
@@ -404,14 +358,18 @@ class FakeProvider:
             return json.loads(resp.read())
 
     def set_model(self, model: str, behaviour: str = "ok", latency_ms: int = 0, answer: str | None = None,
-                  retry_after: float = 1, times: int | None = None) -> None:
-        """Replace the model's settings. With `times`, the behaviour holds for N requests, then `ok`."""
+                  retry_after: float = 1, times: int | None = None, reply_model: str | None = None,
+                  headers: dict[str, str] | None = None) -> None:
+        """Replace the model's settings. With `times`, the behaviour holds for N requests, then `ok`;
+        `reply_model` makes replies name another model; `headers` are added to every reply."""
         settings = {"model": model, "behaviour": behaviour, "latency_ms": latency_ms, "answer": answer,
-                    "retry_after": retry_after, "times": times}
+                    "retry_after": retry_after, "times": times, "reply_model": reply_model,
+                    "headers": headers or {}}
         self._admin("POST", "/_fake/models", settings)
 
     def requests(self) -> list[dict[str, Any]]:
-        """Chat requests received, oldest first: {"path", "headers" (lower-cased names), "body", "at"}."""
+        """Provider requests received (model lists too), oldest first: {"path", "query", "model",
+        "headers" (lower-cased names), "body", "at"}."""
         result: list[dict[str, Any]] = self._admin("GET", "/_fake/requests")
         return result
 

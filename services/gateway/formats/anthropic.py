@@ -1,6 +1,7 @@
 """Anthropic Messages (`POST /v1/messages`): H-G5, S-3, S-5, S-6, H-1.
 
-The panel's reply is one text block. Streamed: message_start (input estimate), one text block fed by
+`POST /v1/messages/count_tokens` (H-G6) answers the P-5 estimate without a model call. The panel's reply is
+one text block. Streamed: message_start (input estimate), one text block fed by
 text_delta pieces, message_delta (stop reason, output estimate, `bench`), message_stop; `event: ping` while
 seats think; `event: error` when the panel fails after the 200. The request side lives in
 `anthropic_request`.
@@ -12,11 +13,12 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from services.gateway.ask import Ask
+from services.gateway.ask import Ask, make_ask
 from services.gateway.formats.anthropic_request import request_messages, route_fields
-from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
-from services.gateway.formats.canonical import asked_model, sse_event, stream_flag, translated_ask
+from services.gateway.formats.base import Answer, ExtraRoute, Format, Lookup, Reply, StreamEncoder
+from services.gateway.formats.canonical import sse_event, stream_flag
 from services.gateway.formats.common import bench_fields, model_field
+from services.gateway.formats.token_count import anthropic_count
 from services.gateway.panel.flatten import estimate_text
 
 ERROR_TYPES = {
@@ -51,7 +53,7 @@ class Anthropic(Format):
         nominees, reply = bench_fields(body)
         messages, agentic = request_messages(body)
         fields, has_tools = route_fields(body)
-        return translated_ask(
+        return make_ask(
             self.name, model, messages, with_=nominees, reply=reply, stream=stream_flag(body),
             agentic="tools" if has_tools else agentic, route_fields=fields,
         )
@@ -61,11 +63,19 @@ class Anthropic(Format):
 
     def reply(self, ask: Ask, answer: Answer) -> Reply:
         usage = {"input_tokens": ask.estimate, "output_tokens": estimate_text(answer.content)}
-        body = message(asked_model(ask), [{"type": "text", "text": answer.content}], "end_turn", usage)
+        body = message(ask.asked_model, [{"type": "text", "text": answer.content}], "end_turn", usage)
         return Reply(body={**body, "bench": answer.bench})
 
     def encoder(self, ask: Ask, collection: str) -> StreamEncoder:
-        return MessageEvents(asked_model(ask), ask.estimate)
+        return MessageEvents(ask.asked_model, ask.estimate)
+
+    def extra_routes(self) -> list[ExtraRoute]:
+        return [ExtraRoute("POST", "/v1/messages/count_tokens", count_tokens)]
+
+
+def count_tokens(lookup: Lookup) -> dict[str, int]:
+    """H-G6: no collection check, no model call."""
+    return anthropic_count(lookup.body)
 
 
 class MessageEvents(StreamEncoder):

@@ -3,23 +3,39 @@ must provide so the gateway can serve it. Adding a format is one module implemen
 
 A format translates its request body into an `Ask` (raising `Refusal` for anything it cannot carry),
 renders errors in its own shape (H-1), renders a finished panel, and encodes a streamed panel through a
-`StreamEncoder` (S-1..S-5). It never does I/O: the routes and the stream driver do.
+`StreamEncoder` (S-1..S-5). Its other routes (model listings, token counts) are pure functions of a
+`Lookup`. It never does I/O: the routes and the stream driver do.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import Response
-
 from services.gateway.ask import Ask
 
-# A route of a format that is not a generation (a model listing, a token count): method, path, handler.
-ExtraRoute = tuple[str, str, Callable[[Request], Awaitable[Response]]]
+
+@dataclass(frozen=True)
+class Lookup:
+    """What a format's non-generation route reads: the model rows the caller may see (H-G1), the body of a
+    POST ({} for a GET), the path parameters, and the time listings give as `modified_at`."""
+
+    rows: list[dict[str, Any]]
+    body: dict[str, Any]
+    params: Mapping[str, str]
+    modified_at: str
+
+
+@dataclass(frozen=True)
+class ExtraRoute:
+    """A route of a format that is not a generation (a model listing, a token count). `answer` returns the
+    JSON body, or raises `Refusal` (answered in the format's error shape)."""
+
+    method: str
+    path: str
+    answer: Callable[[Lookup], Any]
 
 
 @dataclass(frozen=True)
@@ -86,7 +102,11 @@ class Format(ABC):
     def encoder(self, ask: Ask, collection: str) -> StreamEncoder:
         """A fresh encoder for one streamed reply to `ask` on the canonical `collection`."""
 
+    def direct(self, body: dict[str, Any], params: Mapping[str, str]) -> Any | None:
+        """A request on a generation route that no panel answers (Gemini's `:countTokens`): its JSON body,
+        or None for a generation (the default)."""
+        return None
+
     def extra_routes(self) -> list[ExtraRoute]:
-        """The format's other routes (e.g. Ollama's /api/tags, Gemini's model listing); none by default.
-        Their handlers find the gateway's context on `request.app.state.ctx`."""
+        """The format's other routes (e.g. Ollama's /api/tags, Gemini's model listing); none by default."""
         return []

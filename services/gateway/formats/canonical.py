@@ -2,59 +2,20 @@
 
 Each turns its request into OpenAI chat messages (the Ask's canonical shape): text-only content collapsed to
 one string, images as `image_url` parts (X-5), tool calls as an assistant message's `tool_calls` and tool
-results as `tool` messages, so route mode can pass an agent's turn on unchanged (RM-5). What the messages
-cannot carry (the model exactly as asked, the OpenAI fields route mode passes on, when the request came in)
-rides on `TranslatedAsk`, a subclass, so the seam's `Ask` stays as it is.
+results as `tool` messages, so route mode can pass an agent's turn on unchanged (RM-5).
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from typing import Any
 
-from services.gateway.ask import Ask, Refusal, ReplyMode, make_ask
+from services.gateway.ask import Refusal
 from services.gateway.formats.common import check_image_url
 
 Message = dict[str, Any]
 Part = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class TranslatedAsk(Ask):
-    """An Ask plus what a translated request keeps beyond its messages."""
-
-    asked_model: str = ""  # the model string as the client wrote it; replies echo it (H-G3..H-G9)
-    route_fields: dict[str, Any] = field(default_factory=dict)  # RM-5: tools, tool_choice… as OpenAI
-    received_ns: int = field(default_factory=time.monotonic_ns)  # Ollama reports real durations (H-G7)
-    event_stream: bool = True  # False: Gemini without `alt=sse` streams one JSON array instead (S-1)
-
-
-def translated_ask(
-    format: str,
-    model: str,
-    messages: list[Message],
-    *,
-    asked_model: str | None = None,
-    route_fields: dict[str, Any] | None = None,
-    with_: list[str] | None = None,
-    reply: ReplyMode | None = None,
-    stream: bool = False,
-    agentic: str = "",
-    event_stream: bool = True,
-) -> TranslatedAsk:
-    base = make_ask(format, model, messages, with_=with_, reply=reply, stream=stream, agentic=agentic)
-    shared = {f.name: getattr(base, f.name) for f in fields(Ask)}
-    return TranslatedAsk(
-        **shared, asked_model=model if asked_model is None else asked_model,
-        route_fields=route_fields or {}, event_stream=event_stream,
-    )
-
-
-def asked_model(ask: Ask) -> str:
-    return ask.asked_model if isinstance(ask, TranslatedAsk) else ask.model
 
 
 def stream_flag(body: Mapping[str, Any], default: bool = False) -> bool:

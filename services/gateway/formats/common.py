@@ -41,13 +41,26 @@ def bench_fields(body: dict[str, Any]) -> tuple[list[str], ReplyMode | None]:
     return nominees, mode
 
 
+def url_kind(url: Any) -> str:
+    """What a refused image URL is, without a byte of its data or its address (SEC-7)."""
+    if not isinstance(url, str) or not url.strip():
+        return "no URL"
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme == "data":
+        media = url[5:].split(";", 1)[0].split(",", 1)[0][:40]
+        return f"a data URL of type {json.dumps(media or 'none')} (base64 image data is needed)"
+    if scheme in ("http", "https"):
+        return "an http(s) URL without a host"
+    if scheme.isalnum() and len(scheme) <= 20:
+        return f"a {scheme}: URL"
+    return "text that is not a URL"
+
+
 def check_image_url(url: Any) -> None:
     """P-6: an image is an http(s) URL or a `data:image/<type>;base64,` URL; the gateway never fetches it."""
     if not isinstance(url, str) or not IMAGE_URL_RE.match(url):
-        shown = url[:40] + "…" if isinstance(url, str) and len(url) > 40 else url
         raise Refusal(
-            400,
-            f"an image must be an http(s) URL or a data:image/<type>;base64, URL (got {json.dumps(shown)})",
+            400, f"an image must be an http(s) URL or a data:image/<type>;base64, URL (got {url_kind(url)})"
         )
 
 

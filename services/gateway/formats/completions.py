@@ -11,9 +11,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from services.gateway.ask import Ask, Refusal
+from services.gateway.ask import Ask, Refusal, make_ask
 from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
-from services.gateway.formats.canonical import asked_model, copy_fields, stream_flag, translated_ask
+from services.gateway.formats.canonical import copy_fields, stream_flag
 from services.gateway.formats.common import bench_fields, model_field, sse
 from services.gateway.formats.openai_chat import error_body
 from services.gateway.panel.flatten import estimate_text
@@ -45,13 +45,13 @@ def usage(prompt_tokens: int, text: str) -> dict[str, int]:
 
 class Completions(Format):
     name = "completions"
-    routes = ("/v1/completions",)
+    routes = ("/v1/completions", "/completions")
 
     def parse(self, body: dict[str, Any], params: Mapping[str, str]) -> Ask:
         model = model_field(body)
         nominees, reply = bench_fields(body)
         text = prompt_text(body.get("prompt"))
-        return translated_ask(
+        return make_ask(
             self.name, model, [{"role": "user", "content": text}], with_=nominees, reply=reply,
             stream=stream_flag(body), route_fields=copy_fields(body, SAMPLING),
         )
@@ -64,14 +64,14 @@ class Completions(Format):
             "id": completion_id(),
             "object": "text_completion",
             "created": int(time.time()),
-            "model": asked_model(ask),
+            "model": ask.asked_model,
             "choices": [{"text": answer.content, "index": 0, "logprobs": None, "finish_reason": "stop"}],
             "usage": usage(ask.estimate, answer.content),
             "bench": answer.bench,
         })
 
     def encoder(self, ask: Ask, collection: str) -> StreamEncoder:
-        return CompletionChunks(asked_model(ask))
+        return CompletionChunks(ask.asked_model)
 
 
 class CompletionChunks(StreamEncoder):

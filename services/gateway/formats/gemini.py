@@ -15,14 +15,16 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from services.gateway.ask import Ask, Refusal
-from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
-from services.gateway.formats.canonical import TranslatedAsk, asked_model, translated_ask
+from services.gateway.ask import Ask, Refusal, make_ask
+from services.gateway.formats.base import Answer, ExtraRoute, Format, Lookup, Reply, StreamEncoder
 from services.gateway.formats.common import bench_fields, sse
+from services.gateway.formats.gemini_listing import model_body, models_body
 from services.gateway.formats.gemini_request import request_messages, route_fields
+from services.gateway.formats.token_count import gemini_count
 from services.gateway.panel.flatten import estimate_text
 
 TARGET = "target"  # the routes' path parameter: everything after `/models/`
+MODEL_ID = "model_id"  # the model route's path parameter (GET)
 ALT = "alt"  # the query parameter the route passes along in `params` (`sse` → server-sent events)
 GENERATE, STREAM, COUNT = "generateContent", "streamGenerateContent", "countTokens"
 STATUSES = {
@@ -74,11 +76,15 @@ class Gemini(Format):
         nominees, reply = bench_fields(body)
         messages, agentic = request_messages(body)
         fields, has_tools = route_fields(body)
-        return translated_ask(
+        return make_ask(
             self.name, model, messages, with_=nominees, reply=reply, stream=method == STREAM,
             agentic="tools" if has_tools else agentic, route_fields=fields,
             event_stream=params.get(ALT) == "sse",
         )
+
+    def direct(self, body: dict[str, Any], params: Mapping[str, str]) -> Any | None:
+        """`:countTokens` shares the generation routes (H-G9): answered here, no collection checked."""
+        return gemini_count(body) if target(params)[1] == COUNT else None
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return error_body(status, message)
@@ -86,7 +92,7 @@ class Gemini(Format):
     def reply(self, ask: Ask, answer: Answer) -> Reply:
         body = {
             "candidates": [candidate(answer.content, finishReason="STOP")],
-            "modelVersion": asked_model(ask),
+            "modelVersion": ask.asked_model,
             "responseId": secrets.token_urlsafe(16),
             "usageMetadata": usage(ask.estimate, answer.content),
         }
@@ -96,8 +102,17 @@ class Gemini(Format):
         return Reply(body=body, headers=headers)
 
     def encoder(self, ask: Ask, collection: str) -> StreamEncoder:
-        event_stream = ask.event_stream if isinstance(ask, TranslatedAsk) else True
-        return GeminiChunks(asked_model(ask), ask.estimate, event_stream)
+        return GeminiChunks(ask.asked_model, ask.estimate, ask.event_stream)
+
+    def extra_routes(self) -> list[ExtraRoute]:
+        return [
+            ExtraRoute("GET", "/v1beta/models", lambda lookup: models_body(lookup.rows)),
+            ExtraRoute("GET", f"/v1beta/models/{{{MODEL_ID}:path}}", one_model),
+        ]
+
+
+def one_model(lookup: Lookup) -> dict[str, Any]:
+    return model_body(lookup.rows, lookup.params.get(MODEL_ID, ""))
 
 
 class GeminiChunks(StreamEncoder):

@@ -15,16 +15,11 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from services.gateway.ask import Ask
-from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
-from services.gateway.formats.canonical import (
-    Message,
-    TranslatedAsk,
-    asked_model,
-    stream_flag,
-    translated_ask,
-)
+from services.gateway.ask import Ask, make_ask
+from services.gateway.formats.base import Answer, ExtraRoute, Format, Lookup, Reply, StreamEncoder
+from services.gateway.formats.canonical import Message, stream_flag
 from services.gateway.formats.common import bench_fields, model_field
+from services.gateway.formats.ollama_listing import VERSION, show_body, tags_body
 from services.gateway.formats.ollama_request import chat_messages, generate_messages, model_name, route_fields
 from services.gateway.panel.flatten import estimate_text
 
@@ -40,7 +35,7 @@ def created_at() -> str:
 
 def done_fields(ask: Ask, text: str) -> dict[str, Any]:
     """The closing fields: real durations since the request was read; P-5 estimates for the counts."""
-    elapsed = time.monotonic_ns() - ask.received_ns if isinstance(ask, TranslatedAsk) else 0
+    elapsed = time.monotonic_ns() - ask.received_ns
     return {
         "done": True, "done_reason": "stop", "total_duration": elapsed, "load_duration": 0,
         "prompt_eval_count": ask.estimate, "prompt_eval_duration": 0,
@@ -60,7 +55,7 @@ class OllamaFormat(Format):
         nominees, reply = bench_fields(body)
         messages, agentic = self.messages(body)
         fields, has_tools = route_fields(body)
-        return translated_ask(
+        return make_ask(
             self.name, model_name(model), messages, asked_model=model, with_=nominees, reply=reply,
             stream=stream_flag(body, default=True), agentic="tools" if has_tools else agentic,
             route_fields=fields,
@@ -76,7 +71,7 @@ class OllamaFormat(Format):
 
     def reply(self, ask: Ask, answer: Answer) -> Reply:
         return Reply(body={
-            "model": asked_model(ask), "created_at": created_at(), **self.text(answer.content),
+            "model": ask.asked_model, "created_at": created_at(), **self.text(answer.content),
             **done_fields(ask, answer.content), "bench": answer.bench,
         })
 
@@ -91,6 +86,18 @@ class OllamaChat(OllamaFormat):
 
     def messages(self, body: dict[str, Any]) -> tuple[list[Message], str]:
         return chat_messages(body.get("messages"))
+
+    def extra_routes(self) -> list[ExtraRoute]:
+        """Ollama's model routes (H-G8), served once, with the chat format's error shape."""
+        return [
+            ExtraRoute("GET", "/api/tags", lambda lookup: tags_body(lookup.rows, lookup.modified_at)),
+            ExtraRoute("GET", "/api/version", lambda lookup: VERSION),
+            ExtraRoute("POST", "/api/show", show),
+        ]
+
+
+def show(lookup: Lookup) -> dict[str, Any]:
+    return show_body(lookup.rows, lookup.body, lookup.modified_at)
 
 
 class OllamaGenerate(OllamaFormat):
@@ -114,7 +121,7 @@ class OllamaLines(StreamEncoder):
     def __init__(self, fmt: OllamaFormat, ask: Ask) -> None:
         self.fmt = fmt
         self.ask = ask
-        self.model = asked_model(ask)
+        self.model = ask.asked_model
         self.sent = ""
 
     def start(self) -> bytes:

@@ -85,7 +85,7 @@ def check_messages(raw: Any) -> tuple[list[dict[str, Any]], str]:
 
 class OpenAIChat(Format):
     name = "openai_chat"
-    routes = ("/v1/chat/completions",)
+    routes = ("/v1/chat/completions", "/chat/completions")
 
     def parse(self, body: dict[str, Any], params: Mapping[str, str]) -> Ask:
         model = model_field(body)

@@ -12,9 +12,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from services.gateway.ask import Ask
+from services.gateway.ask import Ask, make_ask
 from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
-from services.gateway.formats.canonical import asked_model, sse_event, stream_flag, translated_ask
+from services.gateway.formats.canonical import sse_event, stream_flag
 from services.gateway.formats.common import bench_fields, model_field
 from services.gateway.formats.responses_request import request_messages, route_fields
 from services.gateway.panel.flatten import estimate_text
@@ -60,14 +60,14 @@ def new_ids() -> tuple[str, str]:
 
 class Responses(Format):
     name = "responses"
-    routes = ("/v1/responses",)
+    routes = ("/v1/responses", "/responses")
 
     def parse(self, body: dict[str, Any], params: Mapping[str, str]) -> Ask:
         model = model_field(body)
         nominees, reply = bench_fields(body)
         messages, agentic = request_messages(body)
         fields, has_tools = route_fields(body)
-        return translated_ask(
+        return make_ask(
             self.name, model, messages, with_=nominees, reply=reply, stream=stream_flag(body),
             agentic="tools" if has_tools else agentic, route_fields=fields,
         )
@@ -79,12 +79,12 @@ class Responses(Format):
         resp_id, item_id = new_ids()
         item = message_item(item_id, "completed", [text_part(answer.content)])
         return Reply(body=response_object(
-            resp_id, int(time.time()), asked_model(ask), "completed", [item],
+            resp_id, int(time.time()), ask.asked_model, "completed", [item],
             usage=usage(ask.estimate, answer.content), bench=answer.bench,
         ))
 
     def encoder(self, ask: Ask, collection: str) -> StreamEncoder:
-        return ResponseEvents(asked_model(ask), ask.estimate)
+        return ResponseEvents(ask.asked_model, ask.estimate)
 
 
 class ResponseEvents(StreamEncoder):

@@ -7,12 +7,16 @@ is never written down: it becomes a placeholder naming its kind and size, or its
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 TOKENS_PER_IMAGE = 2_500
 SYSTEM_ROLES = ("system", "developer")
+DATA_URL_RE = re.compile(r"data:[\w/+.-]*;base64,[A-Za-z0-9+/=_-]*")
+URL_RE = re.compile(r"https?://[^\s\"'<>)\]]+")
+BASE64_RUN_RE = re.compile(r"[A-Za-z0-9+/=_-]{100,}")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,14 @@ def image_placeholder(url: str) -> str:
         host = f"{host}:{parts.port}"
     where = f"{parts.scheme}://{host}{parts.path}"[:200]
     return f"[image: {where}{'?...' if parts.query else ''}]"
+
+
+def without_images(text: str) -> str:
+    """SEC-7 for free text (an error message): data URLs and URLs become placeholders, and any long
+    base64-looking run is summarised, so no image byte or URL secret is written down."""
+    text = DATA_URL_RE.sub(lambda m: image_placeholder(m.group(0)), text)
+    text = URL_RE.sub(lambda m: image_placeholder(m.group(0)), text)
+    return BASE64_RUN_RE.sub(lambda m: f"[base64, {math.ceil(len(m.group(0)) * 3 / 4 / 1000)} KB]", text)
 
 
 def message_text(content: Any) -> tuple[str, int]:

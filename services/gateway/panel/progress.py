@@ -1,10 +1,12 @@
 """What a running panel tells the request that asked for it, in order: seated, each seat as it lands,
-then finished (or failed). A streamed reply writes each as it comes; a plain reply waits for the end."""
+then finished (with the merge, in merged mode) or failed. A streamed reply writes each as it comes; a plain
+reply waits for the end."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from services.gateway.panel.merge import Merge
 from shared.commands import Plan
 from shared.events import SeatCompleted, SeatPlan
 
@@ -24,6 +26,7 @@ class Landed:
 class Finished:
     plan: Plan
     results: dict[str, SeatCompleted]  # call id → the completion the event stream holds
+    merge: Merge | None = None  # merged mode only
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""A panel on the bus: plan with the seater, queue one call per seat, gather the answers as they land.
+"""A panel on the bus: plan with the seater, queue one call per seat, gather the answers as they land, and
+in merged mode ask the merger (a seat of its own) once they are in.
 
 Each panel runs in a task of its own, apart from the HTTP request that asked for it: a client that hangs up
 stops nothing (S-7, P-10); every seat still completes and the panel is still logged (`PanelAnswered`).
@@ -28,7 +29,17 @@ from nats.js.api import PubAck
 from nats.js.errors import NotFoundError
 
 from services.gateway.ask import Ask, Refusal
-from services.gateway.panel.calls import no_answer_error, panel_answered, seat_call, seat_failed
+from services.gateway.panel.calls import (
+    Question,
+    merger_question,
+    no_answer_error,
+    panel_answered,
+    panel_question,
+    seat_call,
+    seat_failed,
+)
+from services.gateway.panel.flatten import without_images
+from services.gateway.panel.merge import Merge, choose_merger, merged
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.resolve import Resolved
 from shared import bus, subjects
@@ -75,9 +86,10 @@ def seat_event(data: bytes) -> SeatCompleted | None:
 
 
 class Gathering:
-    """A panel's seats as their answers land: the first completion per seat counts, later copies do not."""
+    """A round of seats as their answers land: the first completion per seat counts, later copies do not.
+    Panel seats are told to the run as they land; the merger's round tells nobody (`run` None)."""
 
-    def __init__(self, run: PanelRun, by_call: dict[str, SeatPlan]) -> None:
+    def __init__(self, run: PanelRun | None, by_call: dict[str, SeatPlan]) -> None:
         self.run = run
         self.by_call = by_call
         self.results: dict[str, SeatCompleted] = {}
@@ -95,7 +107,8 @@ class Gathering:
             return
         self.results[done.call] = done
         log.info("seat_landed", call=done.call, status=done.status, seconds=done.seconds)
-        self.run.put(Landed(seat, done))
+        if self.run is not None:
+            self.run.put(Landed(seat, done))
 
     def land_bytes(self, data: bytes) -> None:
         done = seat_event(data)
@@ -135,21 +148,39 @@ class PanelRunner:
         except Refusal as refusal:
             run.put(Failed(refusal.status, refusal.message))
         except Exception as exc:
-            log.exception("panel_failed")
-            run.put(Failed(500, f"the panel failed ({type(exc).__name__}: {exc})"))
+            # No traceback: its frames' locals would write the request's images down (SEC-7).
+            why = without_images(f"{type(exc).__name__}: {exc}")
+            log.error("panel_failed", error=why[:500])
+            run.put(Failed(500, f"the panel failed ({why})"))
 
     async def _panel(self, run: PanelRun, ask: Ask, resolved: Resolved) -> None:
         plan = await self._plan(ask, resolved)
         structlog.contextvars.bind_contextvars(panel=plan.panel)
         run.put(Seated(plan))
-        results = await self._seats(run, plan, ask)
+        results = await self._ask(plan, plan.seats, panel_question(ask, plan), run)
+        merge = await self._merge(plan, ask, results) if resolved.panel_mode == "merged" else None
         # The reply goes out first; the call log line is recorded while it travels.
-        run.put(Finished(plan, results))
+        run.put(Finished(plan, results, merge))
         try:
-            await bus.publish_event(self.js, panel_answered(plan, ask, resolved.panel_mode, self.instance))
+            await bus.publish_event(self.js, panel_answered(plan, ask, self.instance, merge))
         except Exception as exc:  # the answers are in the stream already; only the log line is lost
             log.error("panel_answered_not_recorded", error=f"{type(exc).__name__}: {exc}")
-        log.info("panel_answered", seats={c: r.status for c, r in results.items()})
+        log.info("panel_answered", seats={c: r.status for c, r in results.items()},
+                 merge=merge.note or "merged" if merge is not None else None)
+
+    async def _merge(self, plan: Plan, ask: Ask, results: dict[str, SeatCompleted]) -> Merge:
+        """P-15: never raises, so the panel is never lost to its merge; what went wrong becomes the note."""
+        chosen = choose_merger(ask, plan, results)
+        if isinstance(chosen, Merge):
+            return chosen
+        seat, text = chosen
+        try:
+            done = await self._ask(plan, [seat], merger_question(ask, plan, text), None)
+            return merged(seat, done[seat.call])
+        except Exception as exc:
+            why = f"{type(exc).__name__}: {exc}"
+            log.error("merge_failed", merger=seat.alias, error=why[:300])
+            return Merge(seat=seat, note=f"the merger {seat.alias} could not be asked ({why[:300]})")
 
     async def _plan(self, ask: Ask, resolved: Resolved) -> Plan:
         request = PlanRequest(
@@ -171,18 +202,22 @@ class PanelRunner:
             raise Refusal(plan.refusal.status, plan.refusal.message)
         return plan
 
-    async def _seats(self, run: PanelRun, plan: Plan, ask: Ask) -> dict[str, SeatCompleted]:
-        seats = Gathering(run, {seat.call: seat for seat in plan.seats})
+    async def _ask(
+        self, plan: Plan, chairs: list[SeatPlan], question: Question, run: PanelRun | None
+    ) -> dict[str, SeatCompleted]:
+        """One round: every chair asked `question` at once, each answer gathered as it lands, an error for
+        each chair still silent at the deadline."""
+        seats = Gathering(run, {seat.call: seat for seat in chairs})
         sub = await self.nc.subscribe(subjects.seats_of_panel(plan.panel), cb=seats.on_msg)
         try:
             await self.nc.flush()
             started = time.monotonic()
-            for failed in await self._queue_calls(plan, ask):
+            for failed in await self._queue_calls(plan, chairs, question):
                 seats.land(await self._record(failed))
             await self._wait(seats)
             error = no_answer_error(self.settings.seat_deadline_s)
             for seat in seats.missing():
-                mine = seat_failed(plan, seat, ask, error, time.monotonic() - started, self.instance)
+                mine = seat_failed(plan, seat, question, error, time.monotonic() - started, self.instance)
                 seats.land(await self._record(mine))
         finally:
             with contextlib.suppress(Exception):
@@ -215,18 +250,20 @@ class PanelRunner:
         while not seats.inbox.empty():
             seats.land_bytes(seats.inbox.get_nowait())
 
-    async def _queue_calls(self, plan: Plan, ask: Ask) -> list[SeatCompleted]:
-        """Publish one SeatCall per seat, then wait for the acks; returns errors for seats not queued."""
+    async def _queue_calls(
+        self, plan: Plan, chairs: list[SeatPlan], question: Question
+    ) -> list[SeatCompleted]:
+        """Publish one SeatCall per chair, then wait for the acks; returns errors for chairs not queued."""
         deadline = time.time() + self.settings.seat_deadline_s
         pending: list[tuple[SeatPlan, asyncio.Future[PubAck]]] = []
         failed: list[SeatCompleted] = []
-        for seat in plan.seats:
+        for seat in chairs:
             endpoint = self.config.endpoints.get(seat.endpoint)
             if endpoint is None:
                 why = f"endpoint '{seat.endpoint}' is not configured on this gateway"
-                failed.append(seat_failed(plan, seat, ask, why, 0.0, self.instance))
+                failed.append(seat_failed(plan, seat, question, why, 0.0, self.instance))
                 continue
-            call = seat_call(plan, seat, ask, endpoint, deadline, self.settings.seat_deadline_s)
+            call = seat_call(plan, seat, question, endpoint, deadline, self.settings.seat_deadline_s)
             future = await self.js.publish_async(
                 subjects.call_subject(seat.call), call.model_dump_json().encode(),
                 headers={"Nats-Msg-Id": f"call:{seat.call}"},
@@ -238,7 +275,7 @@ class PanelRunner:
             except Exception as exc:
                 log.error("seat_call_not_queued", call=seat.call, error=f"{type(exc).__name__}: {exc}")
                 why = f"the call could not be queued ({type(exc).__name__})"
-                failed.append(seat_failed(plan, seat, ask, why, 0.0, self.instance))
+                failed.append(seat_failed(plan, seat, question, why, 0.0, self.instance))
         return failed
 
     async def _stored_completion(self, call: str) -> SeatCompleted | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from starlette.requests import Request
@@ -12,10 +13,21 @@ from services.gateway.formats import OPENAI_CHAT
 
 OLLAMA_ROUTES = ("/api/chat", "/api/generate", "/api/tags", "/api/version", "/api/show")
 GATEWAY_PREFIXES = ("/v1/", "/v1beta/", "/bench/")
+# H-0: OpenAI clients configured without `/v1` in their base URL.
+WITHOUT_V1 = ("/models", "/chat/completions", "/completions", "/responses")
+PARAMETER = re.compile(r"\{(\w+):\w+\}")
 
 
 def is_gateway_path(path: str) -> bool:
-    return path.startswith(GATEWAY_PREFIXES) or path in OLLAMA_ROUTES or path in ("/mcp", "/v1/mcp")
+    return (
+        path.startswith(GATEWAY_PREFIXES) or path in OLLAMA_ROUTES or path in WITHOUT_V1
+        or path in ("/mcp", "/v1/mcp")
+    )
+
+
+def shown_path(path: str) -> str:
+    """A route as a client reads it: `/v1beta/models/{target:path}` → `/v1beta/models/{target}`."""
+    return PARAMETER.sub(r"{\1}", path)
 
 
 def not_found(request: Request, get_routes: Iterable[str], post_routes: Iterable[str]) -> Response:

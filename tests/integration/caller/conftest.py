@@ -1,5 +1,6 @@
-"""The caller's integration fixtures: a shared fake provider (each test uses its own model names) and real
-caller processes on the test's own NATS."""
+"""The caller's integration fixtures: a shared fake provider (each test uses its own model names), an
+in-process `Upstream` paced through a real `bench_limits` bucket, and real caller processes on the test's
+own NATS."""
 
 from __future__ import annotations
 
@@ -10,14 +11,24 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from services.caller.keys import KeyStore
+from services.caller.limit_book import LimitBook
+from services.caller.pacer import Pacer
+from services.caller.upstream import Upstream, make_client
+from services.caller.window_store import WindowStore
+from shared import bus
+from shared.config_state import ConfigState
 from shared.natsserver import NatsServer
 from tests.fakes.provider import FakeProvider
+
+UPSTREAM_KEY = "sk-test-9f8e7d6c5b4a"
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +39,39 @@ def provider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeProvider]
         yield fp
     finally:
         fp.stop()
+
+
+@pytest.fixture(scope="module")
+def module_nats(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsServer]:
+    server = NatsServer(store=tmp_path_factory.mktemp("nats")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@dataclass
+class Rig:
+    """An `Upstream` as a caller builds it, its limit book (to set limits) and the bucket it paces through."""
+
+    upstream: Upstream
+    book: LimitBook
+    store: WindowStore
+
+
+@pytest.fixture
+async def rig(module_nats: NatsServer) -> AsyncIterator[Rig]:
+    nc = await bus.connect(module_nats.url, "test-upstream")
+    await bus.provision(nc.jetstream())
+    client = make_client(64)
+    book = LimitBook(ConfigState())
+    store = await WindowStore.open(nc.jetstream())
+    keys = KeyStore(env={"BENCHWARMERS_KEY_FAKE": UPSTREAM_KEY})
+    try:
+        yield Rig(Upstream(client, keys, Pacer(store, book)), book, store)
+    finally:
+        await client.aclose()
+        await nc.close()
 
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -12,7 +12,7 @@ import pytest
 
 from shared import bus, subjects
 from shared.commands import SeatCall
-from shared.events import CooldownStarted, SeatCompleted, decode_event
+from shared.events import CooldownStarted, LimitLearned, QuotaObserved, SeatCompleted, decode_event
 from shared.natsserver import NatsServer
 from tests.fakes.provider import FakeProvider
 from tests.integration.caller.conftest import CallerProcess
@@ -141,11 +141,18 @@ async def test_rate_limit_is_retried_then_rests_the_model(
     event = await completion_of(nc, call)
     assert event.status == "error" and event.attempts == 3 and event.http_status == 429  # A-89: 2 more tries
     assert event.error.startswith("Error: Error code: 429 - ") and "Retry-After: 0.3" in event.error
-    [raw] = await stored_events(nc, subjects.limit_subject("fake"))
-    cooldown = decode_event(raw)
-    assert isinstance(cooldown, CooldownStarted) and cooldown.alias == "alias-s-429"
+    limits = [decode_event(raw) for raw in await stored_events(nc, subjects.limit_subject("fake"))]
+    [cooldown] = [e for e in limits if isinstance(e, CooldownStarted)]
+    assert cooldown.alias == "alias-s-429"
     assert 0 < (cooldown.until - event.at).total_seconds() <= 2
     assert cooldown.id == f"cool:alias-s-429:{cooldown.until.isoformat()}"
+    [learned] = [e for e in limits if isinstance(e, LimitLearned)]  # A-85: "Limit 30 … requests per min"
+    assert (learned.alias, learned.axis, learned.limit) == ("alias-s-429", "rpm", 30)
+    [quota] = [e for e in limits if isinstance(e, QuotaObserved)]  # L-4: the last 429's records
+    assert {(r.metric, r.window, r.remaining) for r in quota.records} == {
+        ("requests", "minute", 0),
+        ("requests", "retry", 0),
+    }
 
 
 async def test_the_key_reaches_the_provider_and_nothing_else(

@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from services.caller.keys import KeyStore
-from services.caller.upstream import Upstream, make_client
+from services.caller.upstream import Upstream
 from shared.commands import SeatCall
 from tests.fakes.provider import FakeProvider
-
-KEY = "sk-test-9f8e7d6c5b4a"
+from tests.integration.caller.conftest import UPSTREAM_KEY as KEY
+from tests.integration.caller.conftest import Rig
 
 
 @pytest.fixture
-async def upstream() -> AsyncIterator[Upstream]:
-    client = make_client(64)
-    try:
-        yield Upstream(client, KeyStore(env={"BENCHWARMERS_KEY_FAKE": KEY}))
-    finally:
-        await client.aclose()
+def upstream(rig: Rig) -> Upstream:
+    return rig.upstream
 
 
 def seat_call(provider: FakeProvider, served: str, **over: Any) -> SeatCall:

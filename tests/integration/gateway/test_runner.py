@@ -8,174 +8,26 @@ runner's subscription never saw, a caller that beats the gateway's own deadline 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
-from typing import Any
 
-import pytest
-
-from services.gateway.ask import Ask, make_ask
-from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
+from services.gateway.panel.progress import Failed, Finished, Landed, Seated
 from services.gateway.panel.resolve import Resolved
-from services.gateway.panel.runner import PanelRun, PanelRunner
 from shared import bus, subjects
-from shared.commands import Plan, PlanRefusal, SeatCall
-from shared.config_state import ConfigState
-from shared.events import (
-    CollectionSaved,
-    EndpointSaved,
-    PanelAnswered,
-    SeatCompleted,
-    SeatPlan,
-    decode_event,
-)
+from shared.commands import Plan, PlanRefusal
+from shared.events import PanelAnswered, SeatCompleted
 from shared.natsserver import NatsServer
-from shared.settings import GatewaySettings
-
-PANEL = "p20260102-030405-ab12"
-ENDPOINT = EndpointSaved(id="cfg:e", name="fake", base="http://127.0.0.1:9/v1", headers={"X-Title": "bench"})
-CORE = CollectionSaved(id="cfg:c", name="core", members=["m1", "m2"])
-
-
-def seats(count: int) -> list[SeatPlan]:
-    return [
-        SeatPlan(
-            call=f"{PANEL}.member{i}",
-            seat="member",
-            alias=f"m{i}",
-            served=f"org/m{i}",
-            endpoint="fake",
-            connection="fake",
-        )
-        for i in range(1, count + 1)
-    ]
-
-
-def the_plan(count: int = 2) -> Plan:
-    return Plan(
-        panel=PANEL,
-        collection="core",
-        shape="general",
-        shape_by="set on the collection",
-        members=count,
-        explorers=0,
-        seats=seats(count),
-    )
-
-
-def answer(call: SeatCall, text: str = "", status: str = "ok") -> SeatCompleted:
-    return SeatCompleted(
-        id=f"seat:{call.call}",
-        call=call.call,
-        panel=call.panel,
-        seat=call.seat,
-        alias=call.alias,
-        served=call.served,
-        endpoint=call.endpoint,
-        connection=call.connection,
-        collection=call.collection,
-        task=call.task,
-        status="ok" if status == "ok" else "error",
-        seconds=0.2,
-        answer=text or f"{call.alias} says hi",
-        caller="test-caller",
-    )
-
-
-def completion_of(seat: SeatPlan, text: str) -> SeatCompleted:
-    return SeatCompleted(
-        id=f"seat:{seat.call}",
-        call=seat.call,
-        panel=PANEL,
-        seat=seat.seat,
-        alias=seat.alias,
-        served=seat.served,
-        endpoint=seat.endpoint,
-        connection=seat.connection,
-        collection="core",
-        status="ok",
-        seconds=0.1,
-        answer=text,
-        caller="earlier-caller",
-    )
-
-
-class Bench:
-    """The seater and the callers, played over the bus by the test."""
-
-    def __init__(self, nc: bus.NATS) -> None:
-        self.nc = nc
-        self.js = nc.jetstream()
-        self.plan: Plan = the_plan()
-        self.before_reply: Callable[[], Any] | None = None
-        self.calls: list[SeatCall] = []
-        self.call_headers: list[dict[str, str]] = []
-        self.answer_calls: Callable[[list[SeatCall]], list[SeatCompleted]] = lambda calls: [
-            answer(c) for c in reversed(calls)
-        ]
-        self.expected = 2
-        self.subs: list[Any] = []
-
-    async def start(self) -> None:
-        async def plan(msg: Any) -> None:
-            if self.before_reply is not None:
-                await self.before_reply()
-            await msg.respond(self.plan.model_dump_json().encode())
-
-        async def call(msg: Any) -> None:
-            self.calls.append(SeatCall.model_validate_json(msg.data))
-            self.call_headers.append(dict(msg.headers or {}))
-            if len(self.calls) == self.expected:  # every seat queued: answer them, in the test's order
-                for done in self.answer_calls(self.calls):
-                    await bus.publish_event(self.js, done)
-
-        self.subs.append(await self.nc.subscribe(subjects.RPC_SEATER_PLAN, cb=plan))
-        self.subs.append(await self.nc.subscribe(subjects.CALLS_ALL, cb=call))
-        await self.nc.flush()
-
-    async def stop(self) -> None:
-        for sub in self.subs:
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()
-
-
-@pytest.fixture
-async def bench(nc: bus.NATS) -> AsyncIterator[Bench]:
-    b = Bench(nc)
-    await b.start()
-    try:
-        yield b
-    finally:
-        await b.stop()
-
-
-def runner(nc: bus.NATS, **settings: Any) -> PanelRunner:
-    config = ConfigState()
-    config.apply(ENDPOINT, 1)
-    config.apply(CORE, 2)
-    return PanelRunner(nc, config, GatewaySettings(**settings), "gateway-test")
-
-
-def ask(prompt: str = "What is 2+2?") -> Ask:
-    return make_ask(
-        "openai_chat",
-        "bench/core",
-        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": prompt}],
-    )
-
-
-async def run_to_end(run: PanelRun) -> list[Update]:
-    out: list[Update] = []
-    async with asyncio.timeout(20):
-        async for update in run.updates():
-            out.append(update)
-    return out
-
-
-async def stored(js: Any, subject: str) -> Any:
-    raw = await js.get_last_msg(subjects.EVENTS_STREAM, subject)
-    return decode_event(raw.data)
+from tests.integration.gateway.played import (
+    CORE,
+    ENDPOINT,
+    PANEL,
+    Bench,
+    answer,
+    ask,
+    completion_of,
+    run_to_end,
+    runner,
+    stored,
+)
 
 
 async def test_seats_land_in_finish_order_and_the_panel_is_logged(nc: bus.NATS, bench: Bench) -> None:

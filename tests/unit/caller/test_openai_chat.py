@@ -10,14 +10,13 @@ from hypothesis import strategies as st
 
 from services.caller.openai_chat import (
     StreamParser,
-    bad_base,
     build_request,
-    http_error_text,
     parse_plain,
     parse_stream,
     refuses_streaming,
     without_stream_extras,
 )
+from services.caller.wire import bad_base, http_error_text
 from shared.commands import SeatCall
 
 

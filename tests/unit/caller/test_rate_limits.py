@@ -6,7 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.caller.rate_limits import cooldown_until, duration_s, is_rate_limited, stated_wait_s
+from services.caller.rate_limits import (
+    cooldown_until,
+    duration_s,
+    is_rate_limited,
+    stated_context,
+    stated_limit,
+    stated_wait_s,
+)
 
 NOW = datetime(2026, 12, 2, 12, 0, 0, tzinfo=UTC)
 OPENAI_429 = (
@@ -90,3 +97,20 @@ def test_cooldown_is_capped_at_a_day() -> None:
 def test_no_cooldown_for_other_errors() -> None:
     assert cooldown_until("Error: Error code: 500 - boom", NOW) is None
     assert cooldown_until("", NOW) is None
+
+
+def test_a85_a_limit_is_stated_for_exactly_one_axis() -> None:
+    assert stated_limit(OPENAI_429) == ("rpm", 30)
+    assert stated_limit("Limit 500000, Used 499000: tokens per day (TPD)") == ("tpd", 500000)
+    gemini = (
+        "Quota exceeded for metric: generate_content_free_tier_requests, limit: 10, "
+        "quotaId GenerateRequestsPerMinutePerProjectPerModel-FreeTier"
+    )
+    assert stated_limit(gemini) == ("rpm", 10)
+    assert stated_limit("Limit 30 requests per minute and 1000 tokens per minute") is None  # two axes
+    assert stated_limit("requests per minute exceeded") is None  # no number
+
+
+def test_a_context_window_stated_in_an_error() -> None:
+    assert stated_context("This model's maximum context length is 128,000 tokens") == 128000
+    assert stated_context("maximum context length is 100") is None

@@ -100,3 +100,35 @@ def test_cooldown_after_a_rate_limit() -> None:
 
 def test_no_cooldown_after_other_errors() -> None:
     assert cooldown_started(seat_call(), "Error: Error code: 401 - bad key", NOW) is None
+
+
+def test_a_silent_swap_is_noted_and_still_a_success() -> None:
+    report = CallReport(CallOutcome(text="hi", model="other-model-9b"), 1, None, 0.5)
+    event = seat_completed(seat_call(), report, "caller-h-1")
+    assert (event.status, event.served_by, event.swap) == ("ok", "other-model-9b", True)
+    same = seat_completed(
+        seat_call(), CallReport(CallOutcome(text="hi", model="fast-2025-01-01"), 1, None, 0.5), "c"
+    )
+    assert (same.served_by, same.swap) == ("fast-2025-01-01", False)
+
+
+def test_pacing_is_recorded_on_the_usage_event() -> None:
+    refusal = (
+        "Error: client failed: rate limit (not sent; paced by the bench): connection groq allows 1 "
+        "requests per minute (your limit) and 1 were used; try again in 50s"
+    )
+    refused = seat_completed(
+        seat_call(), CallReport(CallOutcome(error=refusal), 0, None, 0.0, "refused"), "c"
+    )
+    assert (refused.status, refused.attempts, refused.paced, refused.error) == (
+        "error",
+        0,
+        "refused",
+        refusal,
+    )
+    waited = seat_completed(
+        seat_call(), CallReport(CallOutcome(text="ok"), 1, None, 9.0, "waited", 7.94), "c"
+    )
+    assert (waited.paced, waited.waited_s) == ("waited", 7.9)
+    cooldown = cooldown_started(seat_call(), refusal, NOW)  # L-2a: a refusal teaches a cooldown
+    assert cooldown is not None and (cooldown.until - NOW).total_seconds() == 50

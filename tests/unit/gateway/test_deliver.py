@@ -8,7 +8,8 @@ from typing import Any
 
 from services.gateway.deliver import stream_bytes
 from services.gateway.formats import OPENAI_CHAT
-from services.gateway.panel.present import AllMode
+from services.gateway.panel.merge import Merge
+from services.gateway.panel.present import AllMode, MergedMode
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.text import FOOTER, bench_object, full_text, head, section
 from tests.unit.gateway.factories import done, plan
@@ -108,3 +109,34 @@ async def test_an_error_after_the_200_is_written_into_the_stream() -> None:
         "error": {"message": "collection 'core' has no members", "type": "bench_gateway", "code": 503}
     }
     assert frames[-1] == "[DONE]"
+
+
+async def test_merged_mode_keeps_the_client_waiting_while_its_updates_write_nothing() -> None:
+    """Keep-alives count silence on the wire: landed seats of a merged panel write nothing, so however
+    often they land they must not hold the keep-alives back (S-3, S-4)."""
+    p = plan(members=1, explorers=0)
+    (m1,) = p.seats
+    results = {m1.call: done(m1)}
+    queue: asyncio.Queue[Update] = asyncio.Queue()
+
+    async def land_often() -> None:
+        while True:  # five times per keep-alive period
+            queue.put_nowait(Landed(m1, results[m1.call]))
+            await asyncio.sleep(0.01)
+
+    feeder = asyncio.create_task(land_often())
+    stream = stream_bytes(OPENAI_CHAT.encoder(ASK, "bench/core"), MergedMode(), queue.get, Seated(p), 0.05)
+    try:
+        assert b'"role": "assistant"' in await anext(stream)
+        async with asyncio.timeout(5):
+            assert await anext(stream) == b": keep-alive\n\n"
+            assert await anext(stream) == b": keep-alive\n\n"
+    finally:
+        feeder.cancel()
+    queue.put_nowait(Finished(p, results, Merge(note="no seat answered")))
+    rest = b"".join([chunk async for chunk in stream])
+    frames = [json.loads(f[len("data: ") :]) for f in rest.decode().split("\n\n") if f.startswith("data: {")]
+    assert [f["choices"][0]["delta"].get("content", "")[:30] for f in frames] == [
+        "_Merged reply unavailable: no ", ""
+    ]
+    assert frames[-1]["bench"]["note"] == "no seat answered"

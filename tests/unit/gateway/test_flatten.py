@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from services.gateway.panel.flatten import estimate_text, estimate_tokens, flatten, image_placeholder
+from services.gateway.panel.flatten import (
+    estimate_text,
+    estimate_tokens,
+    flatten,
+    image_placeholder,
+    without_images,
+)
 
 
 def test_one_turn_is_its_text() -> None:
@@ -78,3 +84,17 @@ def test_estimate_follows_p5() -> None:
     assert estimate_tokens("", "x" * 400) == 110
     assert estimate_tokens("s" * 198, "p" * 200) == estimate_text("s" * 198 + "\n\n" + "p" * 200)
     assert estimate_tokens("", "x" * 400, images=2) == 110 + 5_000
+
+
+def test_free_text_loses_image_bytes_and_url_secrets() -> None:
+    """SEC-7 for error texts: data URLs, URLs with a query or a password, long base64 runs."""
+    data = "data:image/png;base64," + "iVBORw0KGgo" * 40
+    text = (
+        f"bad part {data} and https://me:hunter2@img.example.com/cat.png?sig=SECRET near "
+        + "QUJD" * 40
+    )
+    clean = without_images(text)
+    assert clean == (
+        "bad part [image: data URL, 1 KB] and [image: https://img.example.com/cat.png?...] "
+        "near [base64, 1 KB]"
+    )

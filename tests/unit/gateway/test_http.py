@@ -72,3 +72,29 @@ async def test_the_body_must_be_a_json_object(body: bytes, message: str) -> None
     req, _ = request(body, JSON)
     refused = await refusal(req)
     assert (refused.status, refused.message) == (400, message)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"temperature": NaN}', "body is not JSON"),
+        (b'{"a": -Infinity}', "body is not JSON"),
+        (b"[" * 100_000 + b"]" * 100_000, "body is not JSON"),
+        (b'{"a": ' + b"[" * 70 + b"]" * 70 + b"}", "body is nested deeper than 64 levels"),
+        (b'{"prompt": "\\ud800"}', "body is not valid Unicode (it has a lone surrogate escape"),
+        (b"\xff\xfe{}", "body is not JSON"),
+    ],
+)
+async def test_what_no_reply_or_bus_message_could_carry_is_refused_at_the_door(
+    body: bytes, message: str
+) -> None:
+    req, _ = request(body, JSON)
+    refused = await refusal(req, limit=1_000_000)
+    assert refused.status == 400 and refused.message.startswith(message)
+
+
+async def test_paired_surrogates_and_moderate_nesting_are_fine() -> None:
+    body = b'{"a": "\\ud83d\\ude00", "b": ' + b"[" * 60 + b"]" * 60 + b"}"
+    req, _ = request(body, JSON)
+    read = await read_json_body(req, 1000)
+    assert read["a"] == "\U0001f600"

@@ -132,13 +132,25 @@ def test_image_parts_of_another_api_are_refused(kind: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "url", ["file:///etc/passwd", "data:text/plain;base64,aGk=", "", "ftp://x/y.png", None]
+    ("url", "got"),
+    [
+        ("file:///etc/passwd", "a file: URL"),
+        ("data:text/plain;base64,aGk=", 'a data URL of type "text/plain" (base64 image data is needed)'),
+        ("", "no URL"),
+        ("ftp://x/y.png", "a ftp: URL"),
+        (None, "no URL"),
+        ("https://?secret=1", "an http(s) URL without a host"),
+        ("just words with a secret", "text that is not a URL"),
+    ],
 )
-def test_bad_image_urls_are_refused(url: Any) -> None:
+def test_bad_image_urls_are_refused_without_repeating_them(url: Any, got: str) -> None:
+    """P-6; SEC-7: the refusal says what kind of URL it was, never its data, host or query."""
     part = {"type": "image_url", "image_url": {"url": url}}
     refusal = refused(body(messages=[{"role": "user", "content": [{"type": "text", "text": "see"}, part]}]))
     assert refusal.status == 400
-    assert "http(s) URL or a data:image" in refusal.message
+    assert refusal.message == (
+        f"an image must be an http(s) URL or a data:image/<type>;base64, URL (got {got})"
+    )
 
 
 def test_images_are_counted_and_shown_as_placeholders() -> None:

@@ -80,7 +80,7 @@ def test_seats_carry_call_ids_labels_and_where_to_call() -> None:
         ("p20260301-120000-abcd.explorer2", "explorer 2", "x2"),
     ]
     assert (seats[1].served, seats[1].endpoint, seats[1].connection) == ("org/m2", "other", "other")
-    plan = draft.plan("p20260301-120000-abcd", seats)
+    plan = draft.plan("p20260301-120000-abcd", seats, config)
     assert (plan.members, plan.explorers, plan.collection) == (2, 2, "core")
     event = draft.seated("p20260301-120000-abcd", seats, key="team", at=T0, by="seater-1")
     assert event.id == "seated:p20260301-120000-abcd"
@@ -317,6 +317,53 @@ def test_a_retired_merger_is_named_only_in_merged_mode() -> None:
     draft = planned(config, ask(reply="merged"))
     assert [(s.seat, s.alias) for s in draft.skipped] == [("merger", "boss")]
     assert draft.skipped[0].why == "retired from the bench on 2026-03-01; the merger is chosen by verdicts"
+
+
+def test_a_merged_plan_lists_its_merger_candidates_with_where_to_call_them() -> None:
+    config = bench([model("m1", context_window=32_000), model("m2", endpoint="other"), *POOL],
+                   collection("core", ["m1", "m2"]), endpoints={"ep": "chat", "other": "chat"})
+    assert planned(config).mergers == ()
+    draft = planned(config, ask(reply="merged"))
+    assert [m.alias for m in draft.mergers] == ["m1", "m2"]
+    plan = draft.plan("p20260301-120000-abcd", draft.seats("p20260301-120000-abcd", config), config)
+    assert [tuple(c.model_dump().values()) for c in plan.mergers] == [
+        ("m1", "org/m1", "ep", "ep", 32_000),
+        ("m2", "org/m2", "other", "other", None),
+    ]
+
+
+# ---------------------------------------------------------------- P-5 / A-13, A-14: the size check
+
+
+def test_members_too_small_are_refused_with_413_smallest_first() -> None:
+    config = bench([model("m1", context_window=16_000), model("m2", context_window=4_000), model("m3"),
+                    model("m4", context_window=900_000), *POOL], collection("core", ["m1", "m2", "m3", "m4"]))
+    refusal = refused(config, ask(estimate=20_000))
+    assert refusal.status == 413
+    assert refusal.message.startswith(
+        "the request is about 20,000 tokens, more than the context window of m2 (4,000 tokens), "
+        "m1 (16,000 tokens). Trim it under 4,000 tokens"
+    )
+    assert "m3" not in refusal.message and "m4" not in refusal.message  # unknown and big windows never refuse
+    assert "`together.context_window` (GET /v1/models)" in refusal.message
+    assert "each image" not in refusal.message
+
+
+def test_the_size_check_counts_images_and_skips_members_that_do_not_sit() -> None:
+    config = bench([model("m1", context_window=3_000, vision=True), model("blind", context_window=10),
+                    model("eye", role="vision", context_window=10, vision=True)],
+                   collection("core", ["m1", "blind", "eye"]))
+    text = refused(config, ask(estimate=2_000))  # `eye` stands down on a text request; `blind` sits
+    assert "of blind (10 tokens). Trim it under 10 tokens" in text.message and "eye" not in text.message
+    refusal = refused(config, ask(estimate=5_000, has_images=True))
+    assert refusal.status == 413
+    assert "(each image counted as 2,500)" in refusal.message
+    assert "eye (10 tokens), m1 (3,000 tokens)" in refusal.message and "blind" not in refusal.message
+
+
+def test_a_window_equal_to_the_estimate_fits() -> None:
+    config = bench([model("m1", context_window=8_000)], collection("core", ["m1"]))
+    assert planned(config, ask(estimate=8_000)).members[0].alias == "m1"
 
 
 # ---------------------------------------------------------------- P-2 / P-6 / A-18: images

@@ -6,9 +6,8 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal
+from services.gateway.ask import Ask, Refusal
 from services.gateway.formats.anthropic import Anthropic
-from services.gateway.formats.canonical import TranslatedAsk
 from services.gateway.panel.flatten import estimate_text
 from tests.unit.gateway.formats.streams import BENCH, PIECES, answer, sse_events, whole_stream
 
@@ -21,9 +20,8 @@ def image(media_type: str = "image/png") -> dict[str, Any]:
     return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": B64}}
 
 
-def parse(messages: list[dict[str, Any]], **body: Any) -> TranslatedAsk:
+def parse(messages: list[dict[str, Any]], **body: Any) -> Ask:
     ask = FMT.parse({"model": "bench/core", "max_tokens": 100, "messages": messages, **body}, {})
-    assert isinstance(ask, TranslatedAsk)
     return ask
 
 

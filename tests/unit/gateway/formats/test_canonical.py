@@ -9,16 +9,13 @@ import pytest
 from services.gateway.ask import Refusal, make_ask
 from services.gateway.formats.canonical import (
     CallNumbers,
-    TranslatedAsk,
     add_tool_call,
-    asked_model,
     collapse,
     data_url,
     image_part,
     stream_flag,
     text_part,
     tool_call,
-    translated_ask,
 )
 
 
@@ -95,34 +92,16 @@ def test_call_numbers_pass_given_ids_through() -> None:
     assert numbers.result("f") == "call_0"
 
 
-def test_translated_ask_is_an_ask_with_the_same_flattening() -> None:
+def test_an_ask_keeps_the_model_as_asked_and_the_route_fields() -> None:
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
     plain = make_ask("x", "bench/core", messages, with_=["m1"], reply="merged", stream=True)
-    ask = translated_ask(
-        "x",
-        "bench/core",
-        messages,
-        with_=["m1"],
-        reply="merged",
-        stream=True,
-        route_fields={"temperature": 0.2},
+    assert (plain.system, plain.prompt, plain.images) == ("Be brief.", "Hi", 0)
+    assert (plain.asked_model, plain.route_fields, plain.event_stream) == ("bench/core", {}, True)
+    tuned = make_ask(
+        "x", "bench/core", messages, asked_model="bench/core:latest", route_fields={"temperature": 0.2}
     )
-    assert isinstance(ask, TranslatedAsk)
-    assert (ask.system, ask.prompt, ask.images, ask.estimate, ask.with_, ask.reply, ask.stream) == (
-        plain.system,
-        plain.prompt,
-        plain.images,
-        plain.estimate,
-        plain.with_,
-        plain.reply,
-        plain.stream,
-    )
-    assert asked_model(ask) == "bench/core"
-    assert asked_model(plain) == "bench/core"
-    assert ask.route_fields == {"temperature": 0.2}
-    assert asked_model(translated_ask("x", "bench/core", messages, asked_model="bench/core:latest")) == (
-        "bench/core:latest"
-    )
+    assert (tuned.model, tuned.asked_model) == ("bench/core", "bench/core:latest")
+    assert tuned.route_fields == {"temperature": 0.2} and tuned.estimate == plain.estimate
 
 
 def test_stream_flag() -> None:

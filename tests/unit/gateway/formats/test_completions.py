@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from services.gateway.ask import Refusal
-from services.gateway.formats.canonical import TranslatedAsk
 from services.gateway.formats.completions import Completions
 from services.gateway.panel.flatten import estimate_text
 from tests.unit.gateway.formats.streams import BENCH, PIECES, answer, comments, sse_events, whole_stream
@@ -54,7 +53,6 @@ def test_sampling_is_read_past_and_kept_for_route_mode() -> None:
         {},
     )
     assert tuned.messages == plain.messages and tuned.estimate == plain.estimate
-    assert isinstance(tuned, TranslatedAsk)
     assert tuned.route_fields == {"max_tokens": 5, "temperature": 0.3, "top_p": 0.9, "stop": ["\n"]}
 
 
@@ -114,4 +112,4 @@ def test_error_body_is_openais() -> None:
     assert FMT.error_body(413, "too big") == {
         "error": {"message": "too big", "type": "bench_gateway", "code": 413}
     }
-    assert FMT.routes == ("/v1/completions",)
+    assert FMT.routes == ("/v1/completions", "/completions")  # H-0: also without /v1

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal
-from services.gateway.formats.canonical import TranslatedAsk
+from services.gateway.ask import Ask, Refusal
 from services.gateway.formats.gemini import Gemini, target
 from services.gateway.panel.flatten import estimate_text
 from tests.unit.gateway.formats.streams import BENCH, PANEL, PIECES, answer, sse_events, whole_stream
@@ -19,9 +18,8 @@ GENERATE = {"target": "bench/core:generateContent"}
 B64 = "iVBORw0KGgoAAAANSUhEUgAA"
 
 
-def parse(contents: Any, params: dict[str, str] = GENERATE, **body: Any) -> TranslatedAsk:
+def parse(contents: Any, params: dict[str, str] = GENERATE, **body: Any) -> Ask:
     ask = FMT.parse({"contents": contents, **body}, params)
-    assert isinstance(ask, TranslatedAsk)
     return ask
 
 
@@ -324,7 +322,7 @@ def test_reply_has_no_bench_and_names_the_panel_in_headers() -> None:
     reply.headers["X-Bench-Seats"].encode("latin-1")  # a header value must be encodable
 
 
-def check_chunks(chunks: list[dict[str, Any]], ask: TranslatedAsk) -> None:
+def check_chunks(chunks: list[dict[str, Any]], ask: Ask) -> None:
     assert all(
         c["modelVersion"] == "bench/core" and c["responseId"] == chunks[0]["responseId"] for c in chunks
     )

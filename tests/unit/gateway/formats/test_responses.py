@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal
-from services.gateway.formats.canonical import TranslatedAsk
+from services.gateway.ask import Ask, Refusal
 from services.gateway.formats.responses import Responses
 from services.gateway.panel.flatten import estimate_text
 from tests.unit.gateway.formats.streams import BENCH, PIECES, answer, comments, sse_events, whole_stream
@@ -17,9 +16,8 @@ FMT = Responses()
 PNG = "data:image/png;base64," + "iVBORw0KGgo" * 10
 
 
-def parse(**body: Any) -> TranslatedAsk:
+def parse(**body: Any) -> Ask:
     ask = FMT.parse({"model": "bench/core", **body}, {})
-    assert isinstance(ask, TranslatedAsk)
     return ask
 
 

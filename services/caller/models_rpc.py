@@ -1,0 +1,66 @@
+"""`bench.rpc.caller.models`: a caller fetches an endpoint's model list (C-3) for whoever asks, since only
+callers hold provider keys. Queue group `callers`: one replica answers each request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from nats.aio.client import Client as NATS
+from pydantic import ValidationError
+
+from services.caller.keys import KeyStore, is_loopback, missing_key
+from services.caller.listing import models_request, parse_models
+from services.caller.redaction import without_key
+from services.caller.upstream import ReplyTooLarge, read_capped
+from services.caller.wire import bad_base, http_error_text
+from shared import bus, subjects
+from shared.commands import ListedModel, ModelsReply, ModelsRequest, RpcError
+
+MAX_PAGES = 20
+LIST_TIMEOUT_S = 30.0
+
+
+class ModelLister:
+    def __init__(self, client: httpx.AsyncClient, keys: KeyStore) -> None:
+        self.client, self.keys = client, keys
+
+    async def serve(self, nc: NATS) -> Any:
+        return await bus.serve_rpc(nc, subjects.RPC_CALLER_MODELS, subjects.CALLER_QUEUE, self.handle)
+
+    async def handle(self, data: bytes) -> bytes:
+        try:
+            req = ModelsRequest.model_validate_json(data)
+        except ValidationError as exc:
+            return failure(400, f"bad request: {exc.errors()[0]['msg']}")
+        why = bad_base(req.models_url or req.base)
+        key = self.keys.key_for(req.endpoint)
+        if why is None and key is None and not is_loopback(req.base):
+            why = missing_key(req.endpoint)
+        if why:
+            return failure(400, f"Error: client failed: {why}")
+        models: list[ListedModel] = []
+        page = ""
+        for _ in range(MAX_PAGES):
+            request = models_request(req, key, page)
+            try:
+                async with self.client.stream("GET", request.url, headers=request.headers,
+                                              timeout=LIST_TIMEOUT_S) as resp:
+                    status, raw = resp.status_code, await read_capped(resp)
+            except (httpx.HTTPError, ReplyTooLarge) as exc:
+                return failure(502, without_key(f"Error: client failed: {type(exc).__name__}: {exc}", key))
+            if status != 200:
+                text = http_error_text(status, raw.decode(errors="replace"), None)
+                return failure(502, without_key(text, key))
+            found = parse_models(req.api, raw)
+            if found.error:
+                return failure(502, without_key(found.error, key))
+            models += found.models
+            page = found.next
+            if not page:
+                break
+        return ModelsReply(models=models).model_dump_json().encode()
+
+
+def failure(status: int, message: str) -> bytes:
+    return ModelsReply(error=RpcError(status=status, message=message)).model_dump_json().encode()

@@ -1,0 +1,87 @@
+"""Pacing before each provider request (SPEC L-2a), shared by every caller replica through the
+`bench_limits` bucket: read the connection's windows, decide, and take the slot with compare-and-set.
+
+A lost race is simply decided again; a wait re-reads the windows at least every 5 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import structlog
+
+from services.caller import pacing
+from services.caller.limit_book import LimitBook
+from services.caller.outcome import Paced
+from services.caller.quota_headers import Quota
+from services.caller.window_store import WindowStore
+from shared.commands import SeatCall
+
+log = structlog.get_logger("caller")
+
+INFLIGHT_GRACE_S = 60.0  # L-2: an in-flight slot expires at the call's deadline + 60 s
+WRITE_TRIES = 200
+
+
+@dataclass(frozen=True)
+class Ticket:
+    connection: str
+    alias: str
+    slot: str
+
+
+@dataclass(frozen=True)
+class Admission:
+    paced: Paced
+    waited_s: float = 0.0
+    refusal: str = ""
+    ticket: Ticket | None = None  # None: nothing binds this call, so nothing was written
+
+
+class Pacer:
+    def __init__(self, store: WindowStore, book: LimitBook, clock: Callable[[], float] = time.time,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.store, self.book, self.clock, self.sleep = store, book, clock, sleep
+
+    async def admit(self, call: SeatCall, tokens: int, slot: str) -> Admission:
+        limits = self.book.limits_for(call.connection, call.alias)
+        started, waited, lost = self.clock(), False, 0
+        while lost < WRITE_TRIES:
+            doc, revision = await self.store.read(call.connection)
+            now = self.clock()
+            pacing.tidy(doc, now)
+            paced: Literal["sent", "waited"] = "waited" if waited else "sent"
+            if not limits and not doc.quotas_of(call.alias, now):
+                return Admission(paced, now - started)
+            decision = pacing.decide(doc, limits, call.alias, tokens, now, call.deadline)
+            if decision.kind == "refuse" and decision.block is not None:
+                return Admission("refused", now - started, pacing.refusal_text(decision.block, now))
+            if decision.kind == "wait":
+                waited = True
+                log.info("call_paced", alias=call.alias, connection=call.connection,
+                         wait_s=round(decision.at - now, 2))
+                await self.sleep(max(0.0, decision.at - now))
+                continue
+            pacing.take(doc, call.alias, tokens, now, call.deadline + INFLIGHT_GRACE_S, slot)
+            if await self.store.write(call.connection, doc, revision):
+                return Admission(paced, now - started, ticket=Ticket(call.connection, call.alias, slot))
+            lost += 1
+        raise RuntimeError("bench_limits: no write won after many tries")
+
+    async def settle(self, call: SeatCall, ticket: Ticket | None, tokens: int, quotas: list[Quota]) -> None:
+        """An attempt is over: its tokens replace the estimate and the quotas it reported are kept."""
+        if ticket is None and not quotas:
+            return
+        for _ in range(WRITE_TRIES):
+            doc, revision = await self.store.read(call.connection)
+            pacing.tidy(doc, self.clock())
+            if ticket is not None:
+                pacing.settle(doc, ticket.slot, tokens)
+            pacing.remember(doc, call.alias, quotas)
+            if await self.store.write(call.connection, doc, revision):
+                return
+        raise RuntimeError("bench_limits: no write won after many tries")
