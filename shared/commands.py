@@ -154,3 +154,82 @@ class ListedModel(BaseModel):
 class ModelsReply(BaseModel):
     models: list[ListedModel] = Field(default_factory=list)
     error: RpcError | None = None
+
+
+class RouteCall(BaseModel):
+    """One member's attempt at a route-mode turn (RM-5): the OpenAI chat body and where to relay the stream.
+
+    Taken over request/reply on `bench.rpc.caller.route` (queue `callers`): the caller answers at once with
+    `RouteAccepted`, then publishes `RelayFrame`s on `relay` (core NATS, in order, numbered) and one
+    `CallUsed` event. Carries no secret.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    call: str  # the usage id of this upstream call: `<conversation>.t<turn>.<attempt>`
+    conversation: str
+    turn: int
+    alias: str
+    served: str
+    endpoint: str
+    base: str
+    api: str = "chat"
+    headers: dict[str, str] = Field(default_factory=dict)
+    connection: str
+    collection: str
+    body: dict[str, Any]  # OpenAI chat request fields (messages, tools, tool_choice, …); model/stream set by the caller
+    relay: str
+    first_piece_s: float = 90.0  # RM-6: silence this long before any text or tool call fails the member
+    deadline: float  # epoch seconds: the whole turn's deadline (600 s)
+    retries: int = 0  # RM-6: non-last members get none, the last gets the usual 2
+
+
+class RouteAccepted(BaseModel):
+    accepted: bool = True
+    caller: str = ""
+
+
+class RelayUsage(BaseModel):
+    tokens_in: int = 0
+    tokens_out: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+    estimated: bool = False
+
+
+class RelayOutcome(BaseModel):
+    """How the member's call ended (the same classification as a seat: U-3)."""
+
+    status: Literal["ok", "empty", "error"]
+    error: str = ""
+    http_status: int | None = None
+    finish_reason: str = ""
+    usage: RelayUsage = Field(default_factory=RelayUsage)
+    served_by: str = ""
+    attempts: int = 0
+    paced: str = "sent"
+    seconds: float = 0.0
+    first_piece_s: float | None = None
+
+
+class RelayFrame(BaseModel):
+    """One message on a relay subject. `chunk` frames carry an OpenAI `chat.completion.chunk` as the member
+    sent it (or, for non-chat APIs, as the caller translated it); the last frame is `end` or `fail`."""
+
+    seq: int
+    kind: Literal["chunk", "end", "fail"]
+    chunk: dict[str, Any] | None = None
+    outcome: RelayOutcome | None = None
+
+
+class RouteRequest(BaseModel):
+    """The gateway (which decides eligibility, RM-2) asks the seater to rank the eligible members (RM-3)."""
+
+    model_config = ConfigDict(extra="forbid")
+    collection: str
+    aliases: list[str]
+    config_seq: int = 0
+
+
+class RoutePlan(BaseModel):
+    order: list[str] = Field(default_factory=list)  # best first
+    refusal: PlanRefusal | None = None

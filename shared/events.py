@@ -277,6 +277,65 @@ class QuotaObserved(EventBase):
         return subjects.limit_subject(self.connection)
 
 
+class CallUsed(EventBase):
+    """The usage of one provider call that is not a panel seat (a route turn's attempt, later probes): L-5."""
+
+    type: Literal["call_used"] = "call_used"
+    call: str
+    conversation: str = ""
+    alias: str
+    served: str
+    endpoint: str
+    connection: str
+    collection: str = ""
+    purpose: Literal["route", "probe", "shadow", "listing"] = "route"
+    status: Literal["ok", "empty", "error"]
+    seconds: float
+    first_token_s: float | None = None
+    error: str = ""
+    http_status: int | None = None
+    attempts: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+    tokens_estimated: bool = False
+    paced: str = "sent"
+    waited_s: float = 0.0
+    served_by: str = ""
+    swap: bool = False
+    caller: str = ""
+
+    def subject(self) -> str:
+        return subjects.usage_subject(self.connection)
+
+
+class RouteTurn(EventBase):
+    """One route-mode turn (RM-9): who answered, how, what was tried. Never the prompt."""
+
+    type: Literal["route_turn"] = "route_turn"
+    conversation: str
+    call: str  # the conversation's offload call of the member that answered, `<conv>.<n>` ("" if none)
+    collection: str
+    key: str = "local"
+    alias: str = ""  # "" when every member failed
+    turn: int
+    task: str = ""  # first user message, at most 90 chars
+    status: Literal["ok", "empty", "error"]
+    seconds: float
+    first_token_s: float | None = None
+    tool_calls: int = 0
+    finish: str = ""
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    reasoning_tokens: int | None = None
+    tried: list[str] = Field(default_factory=list)
+    error: str = ""
+
+    def subject(self) -> str:
+        return subjects.route_subject(self.conversation)
+
+
 Event = Annotated[
     EndpointSaved
     | EndpointRemoved
@@ -291,6 +350,8 @@ Event = Annotated[
     | PanelAnswered
     | VerdictRecorded
     | CooldownStarted
+    | CallUsed
+    | RouteTurn
     | LimitLearned
     | QuotaObserved,
     Field(discriminator="type"),

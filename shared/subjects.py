@@ -69,3 +69,24 @@ def limit_subject(connection: str) -> str:
 
 
 LIMITS_ALL = f"{LIMIT_PREFIX}.>"
+
+# Route mode (SPEC RM-*): one member's streamed turn, relayed from a caller to the asking gateway.
+RPC_SEATER_ROUTE = "bench.rpc.seater.route"
+RPC_CALLER_ROUTE = "bench.rpc.caller.route"
+RELAY_PREFIX = "bench.relay"
+ROUTE_PREFIX = "bench.ev.route"
+CONVERSATIONS_BUCKET = "bench_conversations"
+
+
+def relay_subject(instance: str, token: str) -> str:
+    """Where a caller relays one route call's frames: core NATS, to the one gateway that asked."""
+    return f"{RELAY_PREFIX}.{instance}.{token}"
+
+
+def relay_cancel_subject(relay: str) -> str:
+    """The gateway publishes here when it gives up on a member (failover): the caller stops the call."""
+    return f"{relay}.cancel"
+
+
+def route_subject(conversation: str) -> str:
+    return f"{ROUTE_PREFIX}.{conversation}"

@@ -15,6 +15,7 @@ import ollama
 import openai
 import pytest
 from google import genai
+from google.genai import types as genai_types
 
 from cli.stack import Stack
 from tests.e2e.clients import (
@@ -283,13 +284,19 @@ def test_a38_an_unknown_gemini_method_is_404_naming_generate_content(env: Env) -
 
 
 def test_gemini_models_list_and_get(env: Env) -> None:
-    names = {m.name for m in env.sdk.gemini.models.list()}
+    """The SDK with a custom base URL asks `/v1/...`, whose GET `/v1/models` is OpenAI's list (H-G1); Gemini's
+    listing is at `/v1beta/models`, so a client lists with `api_version="v1beta"` (and generates there too)."""
+    options = genai_types.HttpOptions(base_url=env.stack.url, api_version="v1beta", timeout=60_000)
+    v1beta = genai.Client(api_key="unused", http_options=options)
+    names = {m.name for m in v1beta.models.list()}
     assert {"models/bench/fmt", "models/bench/fmt:merged"} <= names
-    one = env.sdk.gemini.models.get(model="bench/fmt:merged")
+    one = v1beta.models.get(model="bench/fmt:merged")
     assert one.display_name == "bench/fmt:merged" and one.input_token_limit == 128_000
     assert env.sdk.http.get("/v1beta/models/bench%2Ffmt%3Amerged").json()["name"] == "models/bench/fmt:merged"
     missing = env.sdk.http.get("/v1beta/models/bench/nope")
     assert missing.status_code == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
+    done = v1beta.models.generate_content(model="bench/fmt", contents=PROMPT)
+    assert done.text and done.text.startswith("Bench bench/fmt p")
 
 
 # ---------------------------------------------------------------- refusals (X-1, X-3, A-41, H-G15)
