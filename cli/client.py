@@ -6,7 +6,9 @@ The transport is injectable so tests can answer in-process (`httpx.MockTransport
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +70,19 @@ def is_missing_route(words: list[str]) -> bool:
     )
 
 
+@contextlib.contextmanager
+def transport_errors(url: str, method: str, path: str) -> Iterator[None]:
+    """Silence (no server: exit 3) and slowness (exit 1) in the client's words."""
+    try:
+        yield
+    except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+        raise Unreachable(f"no server answered at {url} ({type(exc).__name__})") from None
+    except httpx.TimeoutException:
+        raise Refused(f"{method} {path}: the server at {url} did not answer in time") from None
+    except httpx.TransportError as exc:
+        raise Unreachable(f"the connection to {url} failed: {type(exc).__name__}") from None
+
+
 class BenchClient:
     def __init__(
         self,
@@ -97,20 +112,27 @@ class BenchClient:
     def post(self, path: str, body: dict[str, Any] | None = None) -> Reply:
         return self.request("POST", path, body if body is not None else {})
 
-    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Reply:
-        headers = {"accept": "application/json"}
+    def headers(self, path: str, accept: str = "application/json") -> dict[str, str]:
+        headers = {"accept": accept}
         bearer = bearer_for(path, self._admin_token, self._key)
         if bearer:
             headers["authorization"] = f"Bearer {bearer}"
-        try:
-            resp = self._http.request(method, path, json=body, headers=headers)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise Unreachable(f"no server answered at {self.url} ({type(exc).__name__})") from None
-        except httpx.TimeoutException:
-            raise Refused(f"{method} {path}: the server at {self.url} did not answer in time") from None
-        except httpx.TransportError as exc:
-            raise Unreachable(f"the connection to {self.url} failed: {type(exc).__name__}") from None
+        return headers
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Reply:
+        with transport_errors(self.url, method, path):
+            resp = self._http.request(method, path, json=body, headers=self.headers(path))
         return self._reply(method, path, resp)
+
+    def stream_lines(self, path: str, body: dict[str, Any]) -> Iterator[str]:
+        """POST and yield the reply's lines as they come (an SSE stream); a refusal raises like `request`."""
+        headers = self.headers(path, "text/event-stream")
+        with transport_errors(self.url, "POST", path):
+            with self._http.stream("POST", path, json=body, headers=headers) as resp:
+                if resp.status_code != 200:
+                    resp.read()
+                    self._reply("POST", path, resp)
+                yield from resp.iter_lines()
 
     def _reply(self, method: str, path: str, resp: httpx.Response) -> Reply:
         text = resp.text

@@ -64,3 +64,14 @@ def confirm(question: str, yes: bool) -> None:
         raise UsageProblem(f"{question} needs a confirmation: run it again with --yes")
     if not typer.confirm(question, default=False):
         raise CliError("not done")
+
+
+def rows_table(title: str, columns: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> Table:
+    """One row per record, the named columns only; the server's words are never markup."""
+    names = list(columns)
+    table = Table(title=title, title_justify="left")
+    for name in names:
+        table.add_column(name)
+    for row in rows:
+        table.add_row(*(Text(plain(row.get(name)) if row.get(name) is not None else "") for name in names))
+    return table

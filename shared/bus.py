@@ -26,6 +26,7 @@ log = structlog.get_logger("bus")
 
 EVENT_DUPLICATE_WINDOW_S = 120.0
 IDS_TTL_S = 600.0
+CONVERSATIONS_TTL_S = 3600.0
 
 
 async def connect(url: str, name: str) -> NATS:
@@ -103,6 +104,24 @@ async def provision(js: JetStreamContext, replicas: int = 1) -> None:
             await js.create_key_value(
                 js_api.KeyValueConfig(bucket=subjects.LIMITS_BUCKET, history=1, replicas=replicas)
             )
+    try:
+        await js.key_value(subjects.CONVERSATIONS_BUCKET)
+    except (NotFoundError, Exception):
+        with contextlib.suppress(BadRequestError):
+            # RM-4: every route turn rewrites its conversation, so an entry idle for an hour expires.
+            await js.create_key_value(js_api.KeyValueConfig(
+                bucket=subjects.CONVERSATIONS_BUCKET, ttl=CONVERSATIONS_TTL_S, history=1, replicas=replicas))
+    await ensure_bucket(
+        js, js_api.KeyValueConfig(bucket=subjects.KEY_RATES_BUCKET, history=1, replicas=replicas)
+    )
+
+
+async def ensure_bucket(js: JetStreamContext, config: js_api.KeyValueConfig) -> None:
+    try:
+        await js.key_value(config.bucket)
+    except (NotFoundError, Exception):
+        with contextlib.suppress(BadRequestError):
+            await js.create_key_value(config)
 
 
 async def publish_event(

@@ -6,6 +6,7 @@ request/reply bodies between services.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -233,3 +234,153 @@ class RouteRequest(BaseModel):
 class RoutePlan(BaseModel):
     order: list[str] = Field(default_factory=list)  # best first
     refusal: PlanRefusal | None = None
+
+
+# ---------------------------------------------------------------- the ledger's views (L-5, L-7)
+
+
+class QuotaRequest(BaseModel):
+    """L-7: the quota view. Nothing to ask: the ledger answers as of now."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class QuotaLine(BaseModel):
+    """One live quota record (L-4): what is left of it now (its `remaining` less what was sent since it
+    was reported; the whole `of` once it has reset), when it resets, and where it came from."""
+
+    connection: str
+    alias: str
+    metric: str
+    window: str
+    left: int | None
+    of: int | None
+    resets: datetime | None
+    source: str
+    observed_at: datetime
+    age_s: int
+
+
+class SentCount(BaseModel):
+    requests: int = 0  # HTTP requests sent (attempts; a refused call sent none)
+    tokens: int = 0  # tokens in + out
+
+
+class SentLine(BaseModel):
+    """What the bench sent one connection: the last 24 hours and this UTC month (L-7, from the usage)."""
+
+    connection: str
+    day: SentCount
+    month: SentCount
+
+
+class RestingLine(BaseModel):
+    """A model resting after a rate limit (L-3) and whether the wait was the provider's or the default."""
+
+    alias: str
+    connection: str
+    until: datetime
+    minutes_left: int
+    wait: Literal["stated", "default"]
+
+
+class UserLimit(BaseModel):
+    """L-1 (a)/(b): the user's limits for a connection or one model alias (an axis not set is None)."""
+
+    scope: Literal["connection", "model"]
+    name: str
+    rpm: int | None = None
+    rpd: int | None = None
+    tpm: int | None = None
+    tpd: int | None = None
+    rpmo: int | None = None
+    at: datetime
+    by: str
+
+
+class LearnedLimit(BaseModel):
+    """L-3: the tightest limit a provider stated for a model, when and where (the call) it was learned.
+    `enforced` is false where the user set that axis for the model (the user's wins)."""
+
+    alias: str
+    connection: str
+    axis: str
+    limit: int
+    date: str
+    where: str
+    enforced: bool
+
+
+class KnownLimits(BaseModel):
+    user: list[UserLimit] = Field(default_factory=list)
+    learned: list[LearnedLimit] = Field(default_factory=list)
+
+
+class QuotaReply(BaseModel):
+    at: datetime
+    quotas: list[QuotaLine] = Field(default_factory=list)
+    sent: list[SentLine] = Field(default_factory=list)
+    resting: list[RestingLine] = Field(default_factory=list)
+    limits: KnownLimits = Field(default_factory=KnownLimits)
+
+
+class UsageRequest(BaseModel):
+    """L-5: the latest usage lines, newest first, narrowed by connection, alias, purpose and start time."""
+
+    model_config = ConfigDict(extra="forbid")
+    connection: str = ""
+    alias: str = ""
+    purpose: str = ""
+    since: datetime | None = None  # a time without a zone is UTC
+    limit: int = Field(default=100, ge=1, le=1000)
+
+
+class UsageLine(BaseModel):
+    """One provider call (L-5). `t` is its start after any pacing wait; never a prompt."""
+
+    call: str
+    t: datetime
+    at: datetime
+    panel: str
+    alias: str
+    connection: str
+    endpoint: str
+    served: str
+    served_by: str
+    swap: bool
+    collection: str
+    purpose: str
+    status: str
+    http_status: int | None
+    attempts: int
+    tokens_in: int
+    tokens_out: int
+    reasoning: int
+    cached: int
+    estimated: bool
+    seconds: float
+    first_token_s: float | None
+    caller: str
+    paced: str
+    waited_s: float
+
+
+class UsageReply(BaseModel):
+    rows: list[UsageLine] = Field(default_factory=list)
+
+
+class SqlRequest(BaseModel):
+    """Read-only analytics over the ledger's tables: one SELECT (or WITH … SELECT) statement."""
+
+    model_config = ConfigDict(extra="forbid")
+    sql: str
+    max_rows: int = Field(default=1000, ge=1, le=10000)
+
+
+class SqlReply(BaseModel):
+    ok: bool = True
+    columns: list[str] = Field(default_factory=list)
+    types: list[str] = Field(default_factory=list)
+    rows: list[list[Any]] = Field(default_factory=list)
+    truncated: bool = False  # more rows than max_rows matched
+    error: RpcError | None = None

@@ -15,10 +15,14 @@ from shared.events import (
     EndpointRemoved,
     EndpointSaved,
     EventBase,
+    GatewayKeyCreated,
+    GatewayKeyRevoked,
     GatewaySettingsSaved,
     LimitsSaved,
     ModelRegistered,
+    ModelRestored,
     ModelRetired,
+    ModelUpdated,
 )
 
 DEFAULT_MAX_CALLS = 5
@@ -45,6 +49,11 @@ class ConfigState:
     # L-1 (a)/(b): user limits by connection name and by model alias.
     connection_limits: dict[str, LimitsSaved] = field(default_factory=dict)
     model_limits: dict[str, LimitsSaved] = field(default_factory=dict)
+    # C-5: every alias a rename left behind → the alias it became (never reused).
+    renamed: dict[str, str] = field(default_factory=dict)
+    # SEC-4: gateway keys by name, and their names by SHA-256 hex.
+    gateway_keys: dict[str, GatewayKeyCreated] = field(default_factory=dict)
+    key_hashes: dict[str, str] = field(default_factory=dict)
     seq: int = 0  # last stream sequence of a config event folded
 
     def apply(self, event: EventBase, seq: int = 0) -> None:
@@ -57,12 +66,26 @@ class ConfigState:
                         self.endpoints[name] = ep.model_copy(update={"default": False})
             self.endpoints[event.name] = event
         elif isinstance(event, EndpointRemoved):
+            if event.retire_models:
+                for alias in [a for a, m in self.models.items() if m.endpoint == event.name]:
+                    self._retire(ModelRetired(id=event.id, at=event.at, by=event.by, alias=alias,
+                                              why=f"its endpoint {event.name} was removed"))
             self.endpoints.pop(event.name, None)
         elif isinstance(event, ModelRegistered):
             self.retired.pop(event.alias, None)
             self.models[event.alias] = event
         elif isinstance(event, ModelRetired):
             self._retire(event)
+        elif isinstance(event, ModelUpdated):
+            self._update_model(event)
+        elif isinstance(event, ModelRestored):
+            self._restore(event.alias)
+        elif isinstance(event, GatewayKeyCreated):
+            self._revoke(event.name)
+            self.gateway_keys[event.name] = event
+            self.key_hashes[event.hash] = event.name
+        elif isinstance(event, GatewayKeyRevoked):
+            self._revoke(event.name)
         elif isinstance(event, CollectionSaved):
             self.collections[event.name] = event
         elif isinstance(event, CollectionRemoved):
@@ -80,6 +103,63 @@ class ConfigState:
             book[event.name] = event
         else:
             book.pop(event.name, None)
+
+    def _revoke(self, name: str) -> None:
+        old = self.gateway_keys.pop(name, None)
+        if old is not None:
+            self.key_hashes.pop(old.hash, None)
+
+    def _update_model(self, event: ModelUpdated) -> None:
+        model = self.models.get(event.alias)
+        if model is None:
+            return
+        update: dict[str, object] = {}
+        if event.role is not None:
+            update["role"] = event.role
+        if event.ad_hoc is not None:
+            update["ad_hoc"] = event.ad_hoc
+        if event.options is not None:
+            update["max_tokens"] = event.options.max_tokens
+        model = model.model_copy(update=update)
+        if not event.new_alias or event.new_alias == event.alias:
+            self.models[event.alias] = model
+            return
+        self._rename(event.alias, event.new_alias, model)
+
+    def _rename(self, old: str, new: str, model: ModelRegistered) -> None:
+        """Move everything keyed by the alias, keeping the model's place in the registry's order."""
+        moved = model.model_copy(update={"alias": new})
+        order = [(new if a == old else a, moved if a == old else m) for a, m in self.models.items()]
+        self.models.clear()
+        self.models.update(order)
+        for name, col in list(self.collections.items()):
+            if old in col.members or col.merger == old:
+                members = [new if m == old else m for m in col.members]
+                merger = new if col.merger == old else col.merger
+                self.collections[name] = col.model_copy(update={"members": members, "merger": merger})
+        if old in self.model_limits:
+            self.model_limits[new] = self.model_limits.pop(old).model_copy(update={"name": new})
+        for earlier, later in self.renamed.items():
+            if later == old:
+                self.renamed[earlier] = new
+        self.renamed[old] = new
+
+    def _restore(self, alias: str) -> None:
+        record = self.retired.pop(alias, None)
+        if record is None:
+            return
+        self.models[alias] = record.model
+        for name, places in record.collections.items():
+            col = self.collections.get(name)
+            if col is None:
+                continue
+            update: dict[str, object] = {}
+            if "members" in places and alias not in col.members and len(col.members) < self.max_calls:
+                update["members"] = [*col.members, alias]
+            if "merger" in places and not col.merger:
+                update["merger"] = alias
+            if update:
+                self.collections[name] = col.model_copy(update=update)
 
     def _retire(self, event: ModelRetired) -> None:
         model = self.models.pop(event.alias, None)
@@ -101,6 +181,10 @@ class ConfigState:
         self.retired[event.alias] = RetiredModel(model=model, at=event.at, why=event.why, collections=places)
 
     # ------------------------------------------------------------ reads
+
+    def current_alias(self, alias: str) -> str:
+        """C-5: what an alias is called now (renames followed); itself if never renamed."""
+        return self.renamed.get(alias, alias)
 
     def connection_of(self, alias: str) -> str:
         """C-6: what shares a rate limit; for now the endpoint a model is registered on."""

@@ -50,6 +50,8 @@ class EndpointSaved(ConfigEvent):
 class EndpointRemoved(ConfigEvent):
     type: Literal["endpoint_removed"] = "endpoint_removed"
     name: str
+    # O-5: remove it with its models, which are retired (restorable once the endpoint is back).
+    retire_models: bool = False
 
 
 class ModelRegistered(ConfigEvent):
@@ -63,6 +65,33 @@ class ModelRegistered(ConfigEvent):
     ad_hoc: bool = False
     vision: bool | None = None
     tools: bool | None = None
+    # H-D3 /api/model-options: the model's own call option (P-10); None sends no max_tokens of ours.
+    max_tokens: PositiveInt | None = None
+
+
+class ModelOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    max_tokens: PositiveInt | None = None
+
+
+class ModelUpdated(ConfigEvent):
+    """C-5, C-7, C-8, H-D3: a registered model renamed, given a role, made ad hoc or not, or given call
+    options. A field left None keeps its value; a rename moves everything keyed by the alias."""
+
+    type: Literal["model_updated"] = "model_updated"
+    alias: str
+    new_alias: str | None = None
+    role: str | None = None
+    ad_hoc: bool | None = None
+    options: ModelOptions | None = None
+
+
+class ModelRestored(ConfigEvent):
+    """C-14: a retired model back on its endpoint with its role, ad hoc and options, and back in the
+    collections it left that still exist and have room."""
+
+    type: Literal["model_restored"] = "model_restored"
+    alias: str
 
 
 class ModelRetired(ConfigEvent):
@@ -80,10 +109,30 @@ class CollectionSaved(ConfigEvent):
     tags: list[str] = Field(default_factory=list)
     reply: Literal["all", "merged", "route"] = "all"
     merger: str = ""
+    # Route mode: models that answer each turn in the background, after the agent has its answer, for
+    # evaluation only (recorded as seats with purpose `shadow`).
+    shadows: list[str] = Field(default_factory=list)
 
 
 class CollectionRemoved(ConfigEvent):
     type: Literal["collection_removed"] = "collection_removed"
+    name: str
+
+
+class GatewayKeyCreated(ConfigEvent):
+    """SEC-4: a gateway key, as its SHA-256 hex only: the key itself is shown once and never stored.
+    `collections` None means every collection; `rpm` None means no cap."""
+
+    type: Literal["gateway_key_created"] = "gateway_key_created"
+    name: str
+    hash: str
+    hint: str
+    collections: list[str] | None = None
+    rpm: PositiveInt | None = None
+
+
+class GatewayKeyRevoked(ConfigEvent):
+    type: Literal["gateway_key_revoked"] = "gateway_key_revoked"
     name: str
 
 
@@ -341,6 +390,10 @@ Event = Annotated[
     | EndpointRemoved
     | ModelRegistered
     | ModelRetired
+    | ModelUpdated
+    | ModelRestored
+    | GatewayKeyCreated
+    | GatewayKeyRevoked
     | CollectionSaved
     | CollectionRemoved
     | GatewaySettingsSaved
@@ -366,6 +419,10 @@ ConfigEvents = (
     CollectionRemoved,
     GatewaySettingsSaved,
     LimitsSaved,
+    ModelUpdated,
+    ModelRestored,
+    GatewayKeyCreated,
+    GatewayKeyRevoked,
 )
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

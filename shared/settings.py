@@ -11,7 +11,7 @@ import socket
 from pathlib import Path
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -46,6 +46,20 @@ class GatewaySettings(BusSettings):
     # How often a panel looks in the event stream for a seat whose completion it may have missed (a reconnect
     # triggers a look at once).
     seat_recheck_s: float = 15.0
+    # Route mode (RM-6): a member silent this long before any text, reasoning or tool call is failed over; a
+    # streamed 200 waits up to the grace for the first piece; the whole turn ends by the deadline.
+    route_first_piece_s: float = 90.0
+    route_grace_s: float = 15.0
+    route_deadline_s: float = 600.0
+    # SEC-1..SEC-5: who may call. A token opens the admin API and makes gateway keys required.
+    admin_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("BENCHWARMERS_ADMIN_TOKEN")
+    )
+    require_keys: str = Field(default="", validation_alias=AliasChoices("BENCHWARMERS_REQUIRE_KEYS"))
+    public_url: str = Field(default="", validation_alias=AliasChoices("BENCHWARMERS_PUBLIC_URL"))
+    allowed_hosts: str = ""  # comma-separated `host[:port]` beyond loopback (SEC-2)
+    allowed_origins: str = ""  # comma-separated origins beyond the allowed hosts' (SEC-2, SEC-5)
+    scheduler: str = "off"  # the prober's BENCH_SCHEDULER, reported by /api/status
 
 
 class SeaterSettings(BusSettings):

@@ -27,6 +27,10 @@ RPC_LEDGER_PENDING = "bench.rpc.ledger.pending"
 RPC_LEDGER_RECORD = "bench.rpc.ledger.record"
 RPC_LEDGER_REBUILD = "bench.rpc.ledger.rebuild"
 RPC_LEDGER_STATUS = "bench.rpc.ledger.status"
+# L-7 and L-5 views, and read-only analytics SQL over the ledger's tables.
+RPC_LEDGER_QUOTA = "bench.rpc.ledger.quota"
+RPC_LEDGER_USAGE = "bench.rpc.ledger.usage"
+RPC_LEDGER_SQL = "bench.rpc.ledger.sql"
 # Only callers hold provider keys, so a provider's model list (C-3) is fetched by a caller.
 RPC_CALLER_MODELS = "bench.rpc.caller.models"
 
@@ -37,6 +41,9 @@ CALLER_QUEUE = "callers"
 IDS_BUCKET = "bench_ids"
 # L-2: each connection's request/token windows and quota records, taken with compare-and-set by every caller.
 LIMITS_BUCKET = "bench_limits"
+# SEC-4: each gateway key's last minute of requests (its rpm cap, counted across every gateway replica with
+# compare-and-set) and when it was last used.
+KEY_RATES_BUCKET = "bench_key_rates"
 
 
 def panel_subject(panel: str) -> str:

@@ -13,6 +13,8 @@ from services.caller.keys import KeyStore
 from services.caller.limit_book import LimitBook
 from services.caller.models_rpc import ModelLister
 from services.caller.pacer import Pacer
+from services.caller.route_call import RouteCaller
+from services.caller.route_relay import RouteRelay
 from services.caller.upstream import Upstream, make_client
 from services.caller.window_store import WindowStore
 from shared import subjects
@@ -37,11 +39,13 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
     consumer = CallConsumer(js, upstream, book, settings, instance)
     await consumer.start()
     lister = await ModelLister(client, keys).serve(nc)
+    relay = await RouteRelay(nc, RouteCaller(upstream), book, instance).start()
     structlog.get_logger("caller").info("caller_started", concurrency=settings.concurrency,
                                         ack_wait_s=settings.ack_wait_s, heartbeat_s=settings.heartbeat_s)
 
     async def stop() -> None:
         await lister.unsubscribe()
+        await relay.stop()
         await consumer.stop()
         for projection in projections:
             await projection.stop()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import uvicorn
 
+from services.gateway.allow import startup_problems
 from services.gateway.app import create_app
 from shared.logging import setup_logging
 from shared.settings import GatewaySettings
@@ -12,6 +15,11 @@ from shared.settings import GatewaySettings
 def main() -> None:
     settings = GatewaySettings()
     setup_logging("gateway", settings.log_level)
+    problems = startup_problems(settings)  # SEC-1: refuse to listen unguarded
+    if problems:
+        for problem in problems:
+            print(f"gateway: {problem}", file=sys.stderr)
+        raise SystemExit(2)
     uvicorn.run(
         create_app(settings), host=settings.bind, port=settings.port, access_log=False, log_config=None,
         timeout_graceful_shutdown=5, lifespan="on",

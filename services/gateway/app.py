@@ -16,9 +16,11 @@ from services.gateway.admin.writer import ConfigWriter
 from services.gateway.context import GatewayContext
 from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
+from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.routes import admin, bench
+from services.gateway.routes.admin_api import ADMIN_ROUTERS
 from services.gateway.routes.extras import extra_endpoint
 from services.gateway.routes.fallback import is_gateway_path, not_found, shown_path
 from services.gateway.routes.generate import generation_endpoint
@@ -55,6 +57,7 @@ def create_app(settings: GatewaySettings, instance: str | None = None) -> FastAP
             await nc.drain()
 
     app = FastAPI(title="Benchwarmers gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.add_middleware(Guard, settings=settings)  # inside the access log, which records its refusals too
     app.add_middleware(AccessLog)
     for fmt in FORMATS:
         for path in fmt.routes:
@@ -66,11 +69,8 @@ def create_app(settings: GatewaySettings, instance: str | None = None) -> FastAP
     app.add_api_route("/bench/verdict", bench.verdict, methods=["POST"])
     app.add_api_route("/bench/pending", bench.pending, methods=["POST"])
     app.add_api_route("/bench/record", bench.record, methods=["GET"])
-    for path, rule in admin.WRITES.items():
-        app.add_api_route(path, admin.write_endpoint(rule), methods=["POST"])
-    for path, read in admin.READS.items():
-        app.add_api_route(path, read, methods=["GET"])
-    app.add_api_route("/api/ledger/rebuild", admin.rebuild_ledger, methods=["POST"])
+    for router in ADMIN_ROUTERS:
+        app.include_router(router)
     app.add_api_route("/health", admin.health, methods=["GET"])
 
     get_routes, post_routes = gateway_routes(app)

@@ -49,7 +49,7 @@ def parse_json(raw: bytes) -> Any:
         body = json.loads(raw, parse_constant=not_json)
         json.dumps(body, ensure_ascii=False).encode()
     except UnicodeEncodeError:
-        raise Refusal(400, "body is not valid Unicode (it has a lone surrogate escape such as \\ud800)") from None
+        raise Refusal(400, "body is not valid Unicode (it has a lone surrogate escape)") from None
     except (ValueError, RecursionError):
         raise Refusal(400, "body is not JSON") from None
     if deeper_than(body, MAX_DEPTH):

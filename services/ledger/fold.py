@@ -2,8 +2,9 @@
 
 A batch of events (in stream order) becomes `Rows`: per table, the rows of that batch, already reduced
 to one row per table key with the same rule the store applies across batches (the first seat completion
-of a call wins; a panel's fields take their first non-null value). Folding the same events in any
-batching therefore gives the same tables: the incremental fold and a rebuild come out identical.
+of a call wins; a panel's fields take their first non-null value; a quota record is the latest one
+reported). Folding the same events in any batching therefore gives the same tables: the incremental fold
+and a rebuild come out identical.
 """
 
 from __future__ import annotations
@@ -12,22 +13,21 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from shared.events import (
-    CollectionRemoved,
-    CollectionSaved,
+    CallUsed,
     ConfigEvent,
     CooldownStarted,
-    EndpointRemoved,
-    EndpointSaved,
     EventBase,
+    GatewayKeyCreated,
     GatewaySettingsSaved,
-    ModelRegistered,
-    ModelRetired,
+    LimitLearned,
     PanelAnswered,
     PanelSeated,
+    QuotaObserved,
+    RouteTurn,
     SeatCompleted,
     VerdictRecorded,
 )
@@ -36,6 +36,8 @@ from shared.events import (
 # should hold one (endpoint keys live in the callers' environment).
 SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|password", re.IGNORECASE)
 REDACTED = "[redacted]"
+# How a seat cut by its deadline reads (the caller's and the gateway's words): L-5 calls it a timeout.
+NO_ANSWER = "no answer in "
 
 
 class EventRow(NamedTuple):
@@ -76,7 +78,8 @@ class PanelRow(NamedTuple):
 
 
 class SeatRow(NamedTuple):
-    """One provider call (a seat, a merger, a route turn): the offload and its usage (C-13, L-5)."""
+    """One seat completed (a panel seat, a merger, a route conversation's offload, a probe or shadow seat):
+    the offload as C-13 knows it, with how the call went."""
 
     call: str
     seq: int
@@ -103,6 +106,99 @@ class SeatRow(NamedTuple):
     cached: int
     estimated: bool
     caller: str
+    served_by: str
+    swap: bool
+    paced: str
+    waited_s: float
+
+
+class UsageRow(NamedTuple):
+    """L-5: one provider call, whatever asked for it (a seat's `seat_completed`, a route attempt's or a
+    probe's `call_used`). `t` is its start after any pacing wait, `at` when it was reported. Never prompts."""
+
+    call: str
+    seq: int
+    event: str
+    t: datetime
+    at: datetime
+    panel: str  # the panel or route conversation the call served ("" for probes)
+    alias: str
+    connection: str
+    endpoint: str
+    served: str
+    served_by: str
+    swap: bool
+    collection: str
+    purpose: str
+    status: str  # ok | empty | error | timeout | refused
+    http_status: int | None
+    attempts: int
+    tokens_in: int
+    tokens_out: int
+    reasoning: int
+    cached: int
+    estimated: bool
+    seconds: float
+    first_token_s: float | None
+    caller: str
+    paced: str
+    waited_s: float
+
+
+class RouteTurnRow(NamedTuple):
+    """RM-9: one route-mode turn (the anchor's routes.jsonl line). Never the prompt."""
+
+    id: str
+    seq: int
+    at: datetime
+    conversation: str
+    call: str
+    collection: str
+    key: str
+    alias: str
+    turn: int
+    task: str
+    status: str
+    seconds: float
+    first_token_s: float | None
+    tool_calls: int
+    finish: str
+    tokens_in: int | None
+    tokens_out: int | None
+    reasoning: int | None
+    tried: list[str]
+    error: str
+
+
+class LimitLearnedRow(NamedTuple):
+    """L-3: a limit a provider stated, as the caller learned it (only ever tighter)."""
+
+    id: str
+    seq: int
+    at: datetime
+    alias: str
+    connection: str
+    axis: str
+    allowed: int
+    call: str
+    why: str
+
+
+class QuotaRow(NamedTuple):
+    """L-4: the latest quota record reported for one connection, model, metric and window."""
+
+    connection: str
+    alias: str
+    metric: str
+    period: str  # minute | hour | day | retry
+    seq: int
+    event: str
+    call: str
+    observed_at: datetime
+    allowed: int | None
+    remaining: int
+    reset_at: datetime | None
+    source: str
 
 
 class VerdictRow(NamedTuple):
@@ -152,11 +248,19 @@ class Rows:
     verdicts: dict[str, VerdictRow] = field(default_factory=dict)
     config_changes: dict[str, ConfigRow] = field(default_factory=dict)
     cooldowns: dict[str, CooldownRow] = field(default_factory=dict)
+    usage: dict[str, UsageRow] = field(default_factory=dict)
+    route_turns: dict[str, RouteTurnRow] = field(default_factory=dict)
+    limits_learned: dict[str, LimitLearnedRow] = field(default_factory=dict)
+    quota_records: dict[tuple[str, str, str, str], QuotaRow] = field(default_factory=dict)
 
     def add(self, seq: int, event: EventBase) -> None:
         self.events.append(EventRow(seq, event.id, _type(event), event.at, event.by))
         if isinstance(event, SeatCompleted):
             self.seats.setdefault(event.call, seat_row(seq, event))
+            if is_provider_call(event):
+                self.usage.setdefault(event.call, usage_row(seq, event))
+        elif isinstance(event, CallUsed):
+            self.usage.setdefault(event.call, usage_row(seq, event))
         elif isinstance(event, PanelSeated | PanelAnswered):
             row = panel_row(event)
             known = self.panels.get(row.panel)
@@ -167,6 +271,13 @@ class Rows:
             self.config_changes.setdefault(event.id, config_row(seq, event))
         elif isinstance(event, CooldownStarted):
             self.cooldowns.setdefault(event.id, cooldown_row(seq, event))
+        elif isinstance(event, RouteTurn):
+            self.route_turns.setdefault(event.id, route_turn_row(seq, event))
+        elif isinstance(event, LimitLearned):
+            self.limits_learned.setdefault(event.id, limit_learned_row(seq, event))
+        elif isinstance(event, QuotaObserved):
+            for quota in quota_rows(seq, event):  # later reports replace earlier ones
+                self.quota_records[(quota.connection, quota.alias, quota.metric, quota.period)] = quota
 
 
 def fold_batch(events: Iterable[tuple[int, EventBase]]) -> Rows:
@@ -188,8 +299,75 @@ def seat_row(seq: int, e: SeatCompleted) -> SeatRow:
         endpoint=e.endpoint, connection=e.connection, collection=e.collection, task=e.task, purpose=e.purpose,
         status=e.status, seconds=e.seconds, answer=e.answer, error=e.error, http_status=e.http_status,
         attempts=e.attempts, tokens_in=e.tokens_in, tokens_out=e.tokens_out, reasoning=e.reasoning_tokens,
-        cached=e.cached_tokens, estimated=e.tokens_estimated, caller=e.caller,
+        cached=e.cached_tokens, estimated=e.tokens_estimated, caller=e.caller, served_by=e.served_by,
+        swap=e.swap, paced=e.paced, waited_s=e.waited_s,
     )
+
+
+def is_provider_call(e: SeatCompleted) -> bool:
+    """A route conversation's offload is a record of the member that answered, not a call: the route
+    attempts report their own usage (`call_used`), so counting the offload too would count a call twice."""
+    return e.purpose != "route"
+
+
+def usage_status(status: str, paced: str, error: str) -> str:
+    """L-5's status: a call pacing refused is `refused`, one cut by its deadline `timeout`."""
+    if paced == "refused":
+        return "refused"
+    if status == "error" and error.startswith(NO_ANSWER):
+        return "timeout"
+    return status
+
+
+def started(at: datetime, seconds: float, waited_s: float) -> datetime:
+    """L-5's `t`: when the call went out, after any pacing wait (`seconds` counts the wait)."""
+    return at - timedelta(seconds=max(0.0, seconds - waited_s))
+
+
+def usage_row(seq: int, e: SeatCompleted | CallUsed) -> UsageRow:
+    """The call's L-5 line; a refused call sent nothing, so it counts no request and no token."""
+    refused = e.paced == "refused"
+    if isinstance(e, SeatCompleted):
+        panel, first_token_s = e.panel, None
+    else:
+        panel, first_token_s = e.conversation, e.first_token_s
+    return UsageRow(
+        call=e.call, seq=seq, event=e.id, t=started(e.at, e.seconds, e.waited_s), at=e.at, panel=panel,
+        alias=e.alias, connection=e.connection, endpoint=e.endpoint, served=e.served, served_by=e.served_by,
+        swap=e.swap, collection=e.collection, purpose=e.purpose,
+        status=usage_status(e.status, e.paced, e.error), http_status=e.http_status,
+        attempts=0 if refused else e.attempts, tokens_in=0 if refused else e.tokens_in,
+        tokens_out=0 if refused else e.tokens_out, reasoning=e.reasoning_tokens, cached=e.cached_tokens,
+        estimated=e.tokens_estimated, seconds=e.seconds, first_token_s=first_token_s, caller=e.caller,
+        paced=e.paced, waited_s=e.waited_s,
+    )
+
+
+def route_turn_row(seq: int, e: RouteTurn) -> RouteTurnRow:
+    return RouteTurnRow(
+        id=e.id, seq=seq, at=e.at, conversation=e.conversation, call=e.call, collection=e.collection,
+        key=e.key, alias=e.alias, turn=e.turn, task=e.task, status=e.status, seconds=e.seconds,
+        first_token_s=e.first_token_s, tool_calls=e.tool_calls, finish=e.finish, tokens_in=e.tokens_in,
+        tokens_out=e.tokens_out, reasoning=e.reasoning_tokens, tried=list(e.tried), error=e.error,
+    )
+
+
+def limit_learned_row(seq: int, e: LimitLearned) -> LimitLearnedRow:
+    return LimitLearnedRow(
+        id=e.id, seq=seq, at=e.at, alias=e.alias, connection=e.connection, axis=e.axis, allowed=e.limit,
+        call=e.call, why=e.why,
+    )
+
+
+def quota_rows(seq: int, e: QuotaObserved) -> list[QuotaRow]:
+    return [
+        QuotaRow(
+            connection=e.connection, alias=e.alias, metric=r.metric, period=r.window, seq=seq, event=e.id,
+            call=e.call, observed_at=e.at, allowed=r.limit, remaining=r.remaining, reset_at=r.reset_at,
+            source=r.source,
+        )
+        for r in e.records
+    ]
 
 
 def panel_row(e: PanelSeated | PanelAnswered) -> PanelRow:
@@ -214,22 +392,23 @@ def verdict_row(seq: int, e: VerdictRecorded) -> VerdictRow:
 
 
 def config_name(e: ConfigEvent) -> str:
-    """What a configuration change is about: the endpoint, model alias or collection it names."""
-    if isinstance(e, EndpointSaved | EndpointRemoved | CollectionSaved | CollectionRemoved):
-        return e.name
-    if isinstance(e, ModelRegistered | ModelRetired):
-        return e.alias
+    """What a configuration change is about: the model alias it names, else the endpoint, collection,
+    connection or gateway key; `gateway` for the gateway's settings."""
     if isinstance(e, GatewaySettingsSaved):
         return "gateway"
-    return ""
+    named = getattr(e, "alias", None) or getattr(e, "name", None)
+    return named if isinstance(named, str) else ""
 
 
 def config_change(e: ConfigEvent) -> dict[str, Any]:
-    """The change's own fields (not the envelope), with any credential-looking header value redacted."""
+    """The change's own fields (not the envelope), with any credential-looking header value and a gateway
+    key's hash redacted: the change log never holds what could open a door."""
     change: dict[str, Any] = e.model_dump(mode="json", by_alias=True, exclude={"id", "v", "at", "by", "type"})
     headers = change.get("headers")
     if isinstance(headers, dict):
         change["headers"] = {k: REDACTED if SECRET_HEADER.search(k) else v for k, v in headers.items()}
+    if isinstance(e, GatewayKeyCreated):
+        change["hash"] = REDACTED
     return change
 
 

@@ -43,7 +43,9 @@ class Follower:
     async def _on_msg(self, msg: Msg) -> None:
         await self._queue.put((msg.metadata.sequence.stream, msg.data))
 
-    async def next_batch(self, linger_s: float = 0.0, urgent: asyncio.Event | None = None) -> list[tuple[int, bytes]]:
+    async def next_batch(
+        self, linger_s: float = 0.0, urgent: asyncio.Event | None = None
+    ) -> list[tuple[int, bytes]]:
         """Wait for one message, then gather more for up to `linger_s` (or until `urgent` is set).
 
         Each batch is one DuckDB transaction; a busy bus folded event by event spends its time committing.
@@ -67,11 +69,11 @@ class Follower:
             batch.append(more)
         return batch
 
-    async def _wait_more(self, timeout: float, urgent: asyncio.Event) -> tuple[int, bytes] | None:
+    async def _wait_more(self, within_s: float, urgent: asyncio.Event) -> tuple[int, bytes] | None:
         get = asyncio.ensure_future(self._queue.get())
         hurry = asyncio.ensure_future(urgent.wait())
         try:
-            await asyncio.wait({get, hurry}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({get, hurry}, timeout=within_s, return_when=asyncio.FIRST_COMPLETED)
         finally:
             hurry.cancel()
             if not get.done():

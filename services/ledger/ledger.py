@@ -17,12 +17,12 @@ from typing import Any, TypeVar
 import structlog
 from nats.js import JetStreamContext
 
-from services.ledger import offloads
+from services.ledger import offloads, quotas
 from services.ledger.fold import fold_batch
 from services.ledger.follower import Follower
 from services.ledger.store import Store, discard
 from shared import bus, subjects
-from shared.commands import VerdictRequest
+from shared.commands import QuotaReply, SqlReply, SqlRequest, UsageLine, UsageRequest, VerdictRequest
 from shared.events import EventBase, decode_event
 from shared.ids import utcnow
 
@@ -204,6 +204,17 @@ class Ledger:
     async def record(self, collection: str, task: str) -> dict[str, dict[str, Any]]:
         judged = await self.read(Store.judged, collection)
         return offloads.tally(judged, collection, task)
+
+    async def quota(self) -> QuotaReply:
+        """L-7 as of now."""
+        now = utcnow()
+        return quotas.quota_reply(await self.read(Store.quota_facts, now), now)
+
+    async def usage(self, req: UsageRequest) -> list[UsageLine]:
+        return await self.read(Store.usage, req)
+
+    async def sql(self, req: SqlRequest) -> SqlReply:
+        return await self.read(Store.sql, req.sql, req.max_rows)
 
     async def status(self) -> dict[str, Any]:
         rows = await self.read(Store.counts)

@@ -1,7 +1,9 @@
-"""The offload rules (C-13, H-G10..H-G12): verdicts, pending seats and a collection's record. Pure.
+"""The offload rules (C-13, H-G10..H-G12, RM-9): verdicts, pending seats and a collection's record. Pure.
 
 A seat is an offload the moment it completes (unjudged); a verdict supersedes the call's previous one.
-The store hands these functions the facts; they decide what to write and what to answer.
+Panel seats, mergers and route conversations (`<conv>.<n>`, one per model that answered) are offloads;
+probe and shadow seats are evaluation calls, never offloads. The store hands these functions the facts;
+they decide what to write and what to answer.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from shared.events import VerdictRecorded
 from shared.ids import digest, event_id
 
 OK_STATUSES = frozenset({"ok", "empty"})
+# The seat purposes that make an offload; the store reads only these as offloads.
+OFFLOAD_PURPOSES = ("panel", "merger", "route")
 
 
 @dataclass(frozen=True)
@@ -25,11 +29,12 @@ class SeatFacts:
 
     call: str
     alias: str
-    seat: str  # label: member, explorer, explorer 2, merger
+    seat: str  # label: member, explorer, explorer 2, merger (`route` for a route conversation)
     task: str
     status: str
     seconds: float
     error: str
+    purpose: str = "panel"
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,10 @@ def unknown_call(call: str) -> str:
 
 
 def seat_note(seat: SeatFacts) -> str:
-    """C-13: a seat's unjudged note, `<seat label>; <status> in <s>s` (+ `: <error ≤120>`)."""
+    """C-13: a seat's unjudged note, `<seat label>; <status> in <s>s` (+ `: <error ≤120>`); RM-9: a route
+    conversation's, `route conversation; first turn <status> in <s>s`."""
+    if seat.purpose == "route":
+        return f"route conversation; first turn {seat.status} in {round(seat.seconds, 1)}s"
     note = f"{seat.seat}; {seat.status} in {round(seat.seconds, 1)}s"
     return note + (f": {seat.error[:120]}" if seat.error else "")
 

@@ -2,7 +2,7 @@
 
 Failures answer `{"ok": false, "error": {"status", "message"}}` with an HTTP-like status the gateway
 passes on: 400 for a body that is not the command, 404 for an unknown call, 503 while the ledger is
-still folding (or rebuilding) past the wait.
+still folding (or rebuilding) past the wait; the SQL view also answers 408 for a query it had to stop.
 """
 
 from __future__ import annotations
@@ -21,9 +21,13 @@ from shared import bus, subjects
 from shared.commands import (
     PendingReply,
     PendingRequest,
+    QuotaRequest,
     RecordReply,
     RecordRequest,
     RpcError,
+    SqlRequest,
+    UsageReply,
+    UsageRequest,
     VerdictReply,
     VerdictRequest,
 )
@@ -71,6 +75,18 @@ class Handlers:
         aliases = await self.ledger.record(req.collection, req.task)
         return _dump(RecordReply(collection=req.collection, task=req.task, aliases=aliases))
 
+    async def quota(self, data: bytes) -> bytes:
+        QuotaRequest.model_validate_json(data or b"{}", strict=True)
+        return _dump(await self.ledger.quota())
+
+    async def usage(self, data: bytes) -> bytes:
+        req = UsageRequest.model_validate_json(data or b"{}", strict=True)
+        return _dump(UsageReply(rows=await self.ledger.usage(req)))
+
+    async def sql(self, data: bytes) -> bytes:
+        req = SqlRequest.model_validate_json(data, strict=True)
+        return _dump(await self.ledger.sql(req))
+
     async def rebuild(self, data: bytes) -> bytes:
         return json.dumps(await self.ledger.rebuild()).encode()
 
@@ -100,5 +116,8 @@ async def serve(nc: NATS, ledger: Ledger) -> list[Any]:
         subjects.RPC_LEDGER_RECORD: h.record,
         subjects.RPC_LEDGER_REBUILD: h.rebuild,
         subjects.RPC_LEDGER_STATUS: h.status,
+        subjects.RPC_LEDGER_QUOTA: h.quota,
+        subjects.RPC_LEDGER_USAGE: h.usage,
+        subjects.RPC_LEDGER_SQL: h.sql,
     }
     return [await bus.serve_rpc(nc, subj, subjects.LEDGER_QUEUE, guarded(fn)) for subj, fn in routes.items()]

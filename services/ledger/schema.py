@@ -2,11 +2,13 @@
 
 Each table's columns follow its row type in `fold` (checked at import), so the mapping and the schema
 cannot drift apart. `ledger_position` holds the last stream sequence applied; it is written in the same
-transaction as the rows, so a crash never applies a batch twice or loses one.
+transaction as the rows, so a crash never applies a batch twice or loses one. `ledger_schema` holds a
+fingerprint of the tables' shape: a file made by another version is folded again from the stream.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -19,7 +21,8 @@ POSITION_DDL = f"CREATE TABLE IF NOT EXISTS {POSITION_TABLE} (stream VARCHAR PRI
 # strict: a key already present is a bug (each stream sequence is applied once), so the insert fails.
 # first:  the first row for a key wins (`INSERT OR IGNORE`): a seat completed twice is stored once.
 # fill:   a key's columns keep their first non-null value (a panel seated, then answered).
-Merge = Literal["strict", "first", "fill"]
+# latest: the row of the highest stream sequence wins (the last quota a provider reported).
+Merge = Literal["strict", "first", "fill", "latest"]
 
 SEAT_PLAN = (
     "STRUCT(call VARCHAR, seat VARCHAR, alias VARCHAR, served VARCHAR, endpoint VARCHAR, connection VARCHAR)"
@@ -41,6 +44,8 @@ class Table:
         fields = getattr(self.row, "_fields", ())
         if tuple(self.columns) != tuple(fields):
             raise ValueError(f"{self.name}: columns {list(self.columns)} differ from {self.row.__name__}")
+        if self.merge == "latest" and "seq" not in self.columns:
+            raise ValueError(f"{self.name}: a `latest` table needs the stream sequence (`seq`) of its rows")
 
     @property
     def stage(self) -> str:
@@ -55,13 +60,14 @@ class Table:
         """The statement that moves the staged rows into the table (not used for `strict` tables)."""
         if self.merge == "first":
             return f"INSERT OR IGNORE INTO {self.name} SELECT * FROM {self.stage}"
-        sets = ", ".join(
-            f'"{c}" = coalesce({self.name}."{c}", excluded."{c}")' for c in self.columns if c not in self.key
-        )
-        return (
-            f"INSERT INTO {self.name} SELECT * FROM {self.stage} "
-            f"ON CONFLICT ({', '.join(self.key)}) DO UPDATE SET {sets}"
-        )
+        others = [c for c in self.columns if c not in self.key]
+        key = ", ".join(self.key)
+        upsert = f"INSERT INTO {self.name} SELECT * FROM {self.stage} ON CONFLICT ({key}) DO UPDATE"
+        if self.merge == "latest":
+            sets = ", ".join(f'"{c}" = excluded."{c}"' for c in others)
+            return f"{upsert} SET {sets} WHERE excluded.seq > {self.name}.seq"
+        sets = ", ".join(f'"{c}" = coalesce({self.name}."{c}", excluded."{c}")' for c in others)
+        return f"{upsert} SET {sets}"
 
     def rows_of(self, rows: fold.Rows) -> Sequence[tuple[Any, ...]]:
         held = getattr(rows, self.rows_attr)
@@ -94,8 +100,54 @@ SEATS = Table(
         "status": "VARCHAR", "seconds": "DOUBLE", "answer": "VARCHAR", "error": "VARCHAR",
         "http_status": "INTEGER", "attempts": "INTEGER", "tokens_in": "BIGINT", "tokens_out": "BIGINT",
         "reasoning": "BIGINT", "cached": "BIGINT", "estimated": "BOOLEAN", "caller": "VARCHAR",
+        "served_by": "VARCHAR", "swap": "BOOLEAN", "paced": "VARCHAR", "waited_s": "DOUBLE",
     },
     key=("call",), merge="first",
+)
+
+USAGE = Table(
+    "usage", "usage", fold.UsageRow,
+    {
+        "call": "VARCHAR", "seq": "BIGINT", "event": "VARCHAR", "t": "TIMESTAMPTZ", "at": "TIMESTAMPTZ",
+        "panel": "VARCHAR", "alias": "VARCHAR", "connection": "VARCHAR", "endpoint": "VARCHAR",
+        "served": "VARCHAR", "served_by": "VARCHAR", "swap": "BOOLEAN", "collection": "VARCHAR",
+        "purpose": "VARCHAR", "status": "VARCHAR", "http_status": "INTEGER", "attempts": "INTEGER",
+        "tokens_in": "BIGINT", "tokens_out": "BIGINT", "reasoning": "BIGINT", "cached": "BIGINT",
+        "estimated": "BOOLEAN", "seconds": "DOUBLE", "first_token_s": "DOUBLE", "caller": "VARCHAR",
+        "paced": "VARCHAR", "waited_s": "DOUBLE",
+    },
+    key=("call",), merge="first",
+)
+
+ROUTE_TURNS = Table(
+    "route_turns", "route_turns", fold.RouteTurnRow,
+    {
+        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "conversation": "VARCHAR", "call": "VARCHAR",
+        "collection": "VARCHAR", "key": "VARCHAR", "alias": "VARCHAR", "turn": "INTEGER", "task": "VARCHAR",
+        "status": "VARCHAR", "seconds": "DOUBLE", "first_token_s": "DOUBLE", "tool_calls": "INTEGER",
+        "finish": "VARCHAR", "tokens_in": "BIGINT", "tokens_out": "BIGINT", "reasoning": "BIGINT",
+        "tried": "VARCHAR[]", "error": "VARCHAR",
+    },
+    key=("id",), merge="first",
+)
+
+LIMITS_LEARNED = Table(
+    "limits_learned", "limits_learned", fold.LimitLearnedRow,
+    {
+        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "alias": "VARCHAR", "connection": "VARCHAR",
+        "axis": "VARCHAR", "allowed": "BIGINT", "call": "VARCHAR", "why": "VARCHAR",
+    },
+    key=("id",), merge="first",
+)
+
+QUOTA_RECORDS = Table(
+    "quota_records", "quota_records", fold.QuotaRow,
+    {
+        "connection": "VARCHAR", "alias": "VARCHAR", "metric": "VARCHAR", "period": "VARCHAR",
+        "seq": "BIGINT", "event": "VARCHAR", "call": "VARCHAR", "observed_at": "TIMESTAMPTZ",
+        "allowed": "BIGINT", "remaining": "BIGINT", "reset_at": "TIMESTAMPTZ", "source": "VARCHAR",
+    },
+    key=("connection", "alias", "metric", "period"), merge="latest",
 )
 
 VERDICTS = Table(
@@ -126,5 +178,15 @@ COOLDOWNS = Table(
     key=("id",), merge="first",
 )
 
-TABLES: tuple[Table, ...] = (EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS)
-ALL_TABLE_NAMES: tuple[str, ...] = (*(t.name for t in TABLES), POSITION_TABLE)
+TABLES: tuple[Table, ...] = (
+    EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS,
+    USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS,
+)
+
+SCHEMA_TABLE = "ledger_schema"
+SCHEMA_DDL = f"CREATE TABLE IF NOT EXISTS {SCHEMA_TABLE} (fingerprint VARCHAR PRIMARY KEY)"
+FINGERPRINT = hashlib.sha256(
+    "\n".join([POSITION_DDL, *(t.create_sql() for t in TABLES)]).encode()
+).hexdigest()[:16]
+
+ALL_TABLE_NAMES: tuple[str, ...] = (*(t.name for t in TABLES), POSITION_TABLE, SCHEMA_TABLE)

@@ -2,21 +2,39 @@
 
 DuckDB lets one process hold a file read-write, and one connection must not be used by two threads at
 once: the fold has its own cursor (with its staging tables), every read opens a fresh cursor. Calls here
-block; the service runs them in threads.
+block; the service runs them in threads. The database never reaches outside its file (no file readers,
+extensions or environment), and reports times in UTC.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import structlog
 
-from services.ledger import schema
+from services.ledger import analytics, schema
 from services.ledger.fold import Rows
-from services.ledger.offloads import Judged, SeatFacts, StoredVerdict
+from services.ledger.offloads import OFFLOAD_PURPOSES, Judged, SeatFacts, StoredVerdict
+from services.ledger.quotas import (
+    CooldownFact,
+    LearnedFact,
+    LimitsChange,
+    QuotaFact,
+    QuotaFacts,
+    sent_windows,
+)
 from shared import subjects
+from shared.commands import SentCount, SentLine, SqlReply, UsageLine, UsageRequest
+
+log = structlog.get_logger("ledger")
+
+OFFLOADS = "purpose IN ({})".format(", ".join(f"'{p}'" for p in OFFLOAD_PURPOSES))
+USAGE_COLUMNS = ", ".join(f'"{name}"' for name in UsageLine.model_fields)
 
 
 class LedgerFileBusy(RuntimeError):
@@ -39,15 +57,41 @@ def discard(path: Path) -> None:
         file.unlink(missing_ok=True)
 
 
+def connect(path: Path) -> duckdb.DuckDBPyConnection:
+    try:
+        con = duckdb.connect(str(path))
+    except duckdb.IOException as exc:
+        raise LedgerFileBusy(f"{path} is held by another process: {exc}") from exc
+    con.execute("SET GLOBAL TimeZone = 'UTC'")
+    con.execute("SET enable_external_access = false")
+    return con
+
+
+def made_by_another_version(con: duckdb.DuckDBPyConnection) -> bool:
+    """The file holds ledger tables of another shape (or of the days before shapes were fingerprinted)."""
+    names = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    if schema.POSITION_TABLE not in names:
+        return False
+    if schema.SCHEMA_TABLE not in names:
+        return True
+    found = con.execute(f"SELECT fingerprint FROM {schema.SCHEMA_TABLE}").fetchall()
+    return found != [(schema.FINGERPRINT,)]
+
+
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.con = duckdb.connect(str(path))
-        except duckdb.IOException as exc:
-            raise LedgerFileBusy(f"{path} is held by another process: {exc}") from exc
+        self.con = connect(path)
+        if made_by_another_version(self.con):
+            # The file is a fold of the stream: one of another shape is folded again, from sequence 1.
+            log.warning("ledger_schema_changed", path=str(path), fingerprint=schema.FINGERPRINT)
+            self.con.close()
+            discard(path)
+            self.con = connect(path)
         self.con.execute(schema.POSITION_DDL)
+        self.con.execute(schema.SCHEMA_DDL)
+        self.con.execute(f"INSERT OR IGNORE INTO {schema.SCHEMA_TABLE} VALUES (?)", [schema.FINGERPRINT])
         for table in schema.TABLES:
             self.con.execute(table.create_sql())
         self._fold = self.con.cursor()
@@ -105,7 +149,9 @@ class Store:
         cur = self.con.cursor()
         try:
             seat = cur.execute(
-                "SELECT call, alias, seat, task, status, seconds, error FROM seats WHERE call = ?", [call]
+                "SELECT call, alias, seat, task, status, seconds, error, purpose FROM seats "
+                f"WHERE call = ? AND {OFFLOADS}",
+                [call],
             ).fetchone()
             verdict = cur.execute(
                 'SELECT seq, "at", useful, note, real_claims, false_claims FROM verdicts '
@@ -122,12 +168,12 @@ class Store:
         return facts, stored
 
     def pending_facts(self, calls: Iterable[str]) -> dict[str, tuple[str, bool]]:
-        """(status, judged) for each of `calls` that is a seat."""
+        """(status, judged) for each of `calls` that is an offload."""
         cur = self.con.cursor()
         try:
             found = cur.execute(
                 "SELECT s.call, s.status, EXISTS (SELECT 1 FROM verdicts v WHERE v.call = s.call) "
-                "FROM seats s WHERE s.call IN (SELECT unnest(?::VARCHAR[]))",
+                f"FROM seats s WHERE s.call IN (SELECT unnest(?::VARCHAR[])) AND s.{OFFLOADS}",
                 [list(dict.fromkeys(calls))],
             ).fetchall()
         finally:
@@ -142,12 +188,87 @@ class Store:
                 'SELECT s.alias, s.task, v.useful, v.note, v."at" FROM seats s JOIN ('
                 '  SELECT call, useful, note, "at" FROM verdicts'
                 "  QUALIFY row_number() OVER (PARTITION BY call ORDER BY seq DESC) = 1"
-                ") v ON v.call = s.call WHERE contains(s.task, ?)",
+                f") v ON v.call = s.call WHERE contains(s.task, ?) AND s.{OFFLOADS}",
                 [f"({collection},"],
             ).fetchall()
         finally:
             cur.close()
         return [Judged(*row) for row in found]
+
+    def quota_facts(self, now: datetime) -> QuotaFacts:
+        """Everything L-7 shows, as stored: quota records with what was sent on their model since (calls
+        folded after the record), per-connection sums over L-2's windows, active rests, limits."""
+        day_from, month_from = sent_windows(now)
+        cur = self.con.cursor()
+        try:
+            quotas = cur.execute(
+                "SELECT q.connection, q.alias, q.metric, q.period, q.observed_at, q.allowed, q.remaining, "
+                "q.reset_at, q.source, coalesce(sum(u.attempts), 0), coalesce(sum(u.tokens_in), 0), "
+                "coalesce(sum(u.tokens_out), 0) FROM quota_records q LEFT JOIN usage u "
+                "ON u.connection = q.connection AND u.alias = q.alias AND u.seq > q.seq GROUP BY ALL"
+            ).fetchall()
+            sent = cur.execute(
+                "SELECT connection, "
+                "coalesce(sum(attempts) FILTER (WHERE t >= $day), 0), "
+                "coalesce(sum(tokens_in + tokens_out) FILTER (WHERE t >= $day), 0), "
+                "coalesce(sum(attempts) FILTER (WHERE t >= $month), 0), "
+                "coalesce(sum(tokens_in + tokens_out) FILTER (WHERE t >= $month), 0) "
+                "FROM usage WHERE t >= least($day, $month) GROUP BY connection",
+                {"day": day_from, "month": month_from},
+            ).fetchall()
+            cooldowns = cur.execute(
+                'SELECT alias, connection, "until", why FROM cooldowns WHERE "until" > ?', [now]
+            ).fetchall()
+            limits = cur.execute(
+                "SELECT seq, \"at\", \"by\", change FROM config_changes WHERE type = 'limits_saved'"
+            ).fetchall()
+            learned = cur.execute(
+                'SELECT alias, connection, axis, allowed, "at", call FROM limits_learned ORDER BY seq'
+            ).fetchall()
+        finally:
+            cur.close()
+        return QuotaFacts(
+            quotas=[QuotaFact(*row) for row in quotas],
+            sent=[
+                SentLine(connection=c, day=SentCount(requests=d_req, tokens=d_tok),
+                         month=SentCount(requests=m_req, tokens=m_tok))
+                for c, d_req, d_tok, m_req, m_tok in sent
+            ],
+            cooldowns=[CooldownFact(*row) for row in cooldowns],
+            limits=[LimitsChange(seq, at, by, json.loads(change)) for seq, at, by, change in limits],
+            learned=[LearnedFact(*row) for row in learned],
+        )
+
+    def usage(self, req: UsageRequest) -> list[UsageLine]:
+        """The newest usage lines (stream order) matching the request's filters."""
+        where, params = [], []
+        for column in ("connection", "alias", "purpose"):
+            value = getattr(req, column)
+            if value:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if req.since is not None:
+            since = req.since if req.since.tzinfo else req.since.replace(tzinfo=UTC)
+            where.append("t >= ?")
+            params.append(since)
+        clause = f"WHERE {' AND '.join(where)} " if where else ""
+        cur = self.con.cursor()
+        try:
+            found = cur.execute(
+                f"SELECT {USAGE_COLUMNS} FROM usage {clause}ORDER BY seq DESC LIMIT ?", [*params, req.limit]
+            )
+            names = [d[0] for d in found.description or []]
+            rows = found.fetchall()
+        finally:
+            cur.close()
+        return [UsageLine(**dict(zip(names, row, strict=True))) for row in rows]
+
+    def sql(self, query: str, max_rows: int) -> SqlReply:
+        cur = self.con.cursor()
+        try:
+            return analytics.run(cur, query, max_rows)
+        finally:
+            cur.close()
 
     def counts(self) -> dict[str, int]:
         cur = self.con.cursor()

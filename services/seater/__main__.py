@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 
 from nats.aio.client import Client as NATS
 
+from services.seater.route_rpc import RouteRanker
 from services.seater.service import Seater
 from shared.logging import setup_logging
 from shared.runtime import serve
@@ -21,7 +22,13 @@ def main() -> None:
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         seater = Seater(nc, instance)
         await seater.start()
-        return seater.stop
+        ranker = await RouteRanker(seater.rotation).serve(nc)
+
+        async def stop() -> None:
+            await ranker.unsubscribe()
+            await seater.stop()
+
+        return stop
 
     asyncio.run(serve("seater", instance, settings, start))
 

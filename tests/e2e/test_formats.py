@@ -112,7 +112,10 @@ def test_a32_responses_streamed_events_are_numbered_and_end_completed(env: Env) 
     events = list(env.sdk.openai.responses.create(model="bench/fmt", input=PROMPT, stream=True))
     assert [e.sequence_number for e in events] == list(range(len(events)))
     assert [e.type for e in events[:4]] == [
-        "response.created", "response.in_progress", "response.output_item.added", "response.content_part.added",
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
     ]
     deltas = "".join(e.delta for e in events if e.type == "response.output_text.delta")
     last = events[-1]
@@ -125,9 +128,16 @@ def test_a33_responses_previous_response_id_is_refused(env: Env) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         env.sdk.openai.responses.create(model="bench/fmt", input=PROMPT, previous_response_id="resp_1")
     assert "previous_response_id" in str(caught.value)
-    raw = env.sdk.http.post("/v1/responses", json={"model": "bench/fmt", "input": "x", "previous_response_id": "r"})
+    raw = env.sdk.http.post(
+        "/v1/responses", json={"model": "bench/fmt", "input": "x", "previous_response_id": "r"}
+    )
     error = raw.json()["error"]
-    assert (raw.status_code, error["type"], error["param"], error["code"]) == (400, "invalid_request_error", None, "400")
+    assert (raw.status_code, error["type"], error["param"], error["code"]) == (
+        400,
+        "invalid_request_error",
+        None,
+        "400",
+    )
 
 
 # ---------------------------------------------------------------- Anthropic Messages (H-G5, H-G6, A-31)
@@ -135,9 +145,17 @@ def test_a33_responses_previous_response_id_is_refused(env: Env) -> None:
 
 def test_anthropic_plain_and_streamed(env: Env) -> None:
     done = env.sdk.anthropic.messages.create(
-        model="bench/fmt", max_tokens=50, system="Be brief.", messages=[{"role": "user", "content": PROMPT}],
+        model="bench/fmt",
+        max_tokens=50,
+        system="Be brief.",
+        messages=[{"role": "user", "content": PROMPT}],
     )
-    assert (done.type, done.role, done.model, done.stop_reason) == ("message", "assistant", "bench/fmt", "end_turn")
+    assert (done.type, done.role, done.model, done.stop_reason) == (
+        "message",
+        "assistant",
+        "bench/fmt",
+        "end_turn",
+    )
     assert done.content[0].type == "text"
     check_all_text(done.content[0].text, (done.model_extra or {})["bench"], "bench/fmt")
     assert done.usage.input_tokens == estimate("Be brief.\n\n" + PROMPT)
@@ -151,7 +169,12 @@ def test_anthropic_plain_and_streamed(env: Env) -> None:
 
 
 def test_a31_anthropic_stream_event_order_and_bench(env: Env) -> None:
-    body = {"model": "bench/fmt", "max_tokens": 50, "stream": True, "messages": [{"role": "user", "content": PROMPT}]}
+    body = {
+        "model": "bench/fmt",
+        "max_tokens": 50,
+        "stream": True,
+        "messages": [{"role": "user", "content": PROMPT}],
+    }
     reply = env.sdk.http.post("/v1/messages", json=body)
     assert reply.status_code == 200 and reply.headers["content-type"].startswith("text/event-stream")
     events = [(name, data) for name, data in sse_frames(reply.text) if name != "ping"]
@@ -163,7 +186,10 @@ def test_a31_anthropic_stream_event_order_and_bench(env: Env) -> None:
     assert delta["delta"] == {"stop_reason": "end_turn", "stop_sequence": None}
     text = "".join(d["delta"]["text"] for n, d in events if n == "content_block_delta")
     check_all_text(text, delta["bench"], "bench/fmt")
-    assert dict(events)["message_start"]["message"]["usage"] == {"input_tokens": estimate(PROMPT), "output_tokens": 0}
+    assert dict(events)["message_start"]["message"]["usage"] == {
+        "input_tokens": estimate(PROMPT),
+        "output_tokens": 0,
+    }
 
 
 def test_a39_token_counts_are_estimates_without_a_model_call(env: Env) -> None:
@@ -172,10 +198,15 @@ def test_a39_token_counts_are_estimates_without_a_model_call(env: Env) -> None:
     counted = env.sdk.anthropic.messages.count_tokens(
         model="bench/no-such-collection",  # H-G6: no collection check
         system="Be brief.",
-        messages=[{"role": "user", "content": [
-            {"type": "text", "text": PROMPT},
-            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
-        ]}],
+        messages=[
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": PROMPT},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
+                ],
+            }
+        ],
     )
     # P-5: the image is its placeholder in the text, plus 2,500
     assert counted.input_tokens == estimate(f"Be brief.\n\n{PROMPT}\n\n[image: data URL, 1 KB]") + 2_500
@@ -189,7 +220,9 @@ def test_a39_token_counts_are_estimates_without_a_model_call(env: Env) -> None:
 
 def test_a34_ollama_chat_plain_takes_latest_and_reports_real_durations(env: Env) -> None:
     done = env.sdk.ollama.chat(
-        model="bench/fmt:latest", stream=False, messages=[{"role": "user", "content": PROMPT}],
+        model="bench/fmt:latest",
+        stream=False,
+        messages=[{"role": "user", "content": PROMPT}],
         options={"temperature": 0.2, "num_predict": 10},
     )
     assert done.done and done.done_reason == "stop" and done.model == "bench/fmt:latest"
@@ -197,28 +230,38 @@ def test_a34_ollama_chat_plain_takes_latest_and_reports_real_durations(env: Env)
     assert done.message.content and done.message.content.startswith("Bench bench/fmt p")
     raw = env.sdk.http.post(
         "/api/chat",
-        json={"model": "bench/fmt:latest", "stream": False, "messages": [{"role": "user", "content": PROMPT}]},
+        json={
+            "model": "bench/fmt:latest",
+            "stream": False,
+            "messages": [{"role": "user", "content": PROMPT}],
+        },
     ).json()
     check_all_text(raw["message"]["content"], raw["bench"], "bench/fmt")
     assert raw["created_at"].endswith("Z") and raw["total_duration"] > 0
 
 
 def test_a34_ollama_streams_ndjson_by_default(env: Env) -> None:
-    reply = env.sdk.http.post("/api/chat", json={"model": "bench/fmt", "messages": [{"role": "user", "content": PROMPT}]})
+    reply = env.sdk.http.post(
+        "/api/chat", json={"model": "bench/fmt", "messages": [{"role": "user", "content": PROMPT}]}
+    )
     assert reply.status_code == 200 and reply.headers["content-type"].startswith("application/x-ndjson")
     lines = ndjson(reply.text)
     assert all(not line["done"] for line in lines[:-1]) and lines[-1]["done"] is True
     text = "".join(line["message"]["content"] for line in lines)
     check_all_text(text, lines[-1]["bench"], "bench/fmt")
-    streamed = list(env.sdk.ollama.chat(model="bench/fmt", messages=[{"role": "user", "content": PROMPT}], stream=True))
-    assert streamed[-1].done and "".join(p.message.content or "" for p in streamed).startswith("Bench bench/fmt")
+    streamed = list(
+        env.sdk.ollama.chat(model="bench/fmt", messages=[{"role": "user", "content": PROMPT}], stream=True)
+    )
+    assert streamed[-1].done and "".join(p.message.content or "" for p in streamed).startswith(
+        "Bench bench/fmt"
+    )
 
 
 def test_a35_ollama_generate_and_its_context_refusal(env: Env) -> None:
     done = env.sdk.ollama.generate(model="bench/fmt", prompt=PROMPT, system="Be brief.", stream=False)
-    assert done.done and done.response.startswith("Bench bench/fmt p")
+    assert done.done and (done.response or "").startswith("Bench bench/fmt p")
     lines = list(env.sdk.ollama.generate(model="bench/fmt", prompt=PROMPT, stream=True))
-    assert lines[-1].done and "".join(line.response for line in lines).startswith("Bench bench/fmt p")
+    assert lines[-1].done and "".join(line.response or "" for line in lines).startswith("Bench bench/fmt p")
     with pytest.raises(ollama.ResponseError) as caught:
         env.sdk.ollama.generate(model="bench/fmt", prompt=PROMPT, context=[1, 2, 3], stream=False)
     assert caught.value.status_code == 400 and "/api/chat" in caught.value.error
@@ -252,10 +295,17 @@ def test_a36_gemini_generate_content_has_no_bench_but_headers(env: Env) -> None:
     headers = done.sdk_http_response.headers
     seats = json.loads(headers["x-bench-seats"])
     assert [set(s) for s in seats] == [{"call", "seat", "alias", "status"}] * 5
-    assert [s["alias"] for s in seats] == MEMBERS and all(s["call"].startswith(headers["x-bench-panel"]) for s in seats)
-    raw = env.sdk.http.post("/v1beta/models/bench%2Ffmt:generateContent", json={"contents": [{"parts": [{"text": PROMPT}]}]})
+    assert [s["alias"] for s in seats] == MEMBERS and all(
+        s["call"].startswith(headers["x-bench-panel"]) for s in seats
+    )
+    raw = env.sdk.http.post(
+        "/v1beta/models/bench%2Ffmt:generateContent", json={"contents": [{"parts": [{"text": PROMPT}]}]}
+    )
     body = raw.json()
-    assert "bench" not in body and raw.headers["x-bench-panel"] in body["candidates"][0]["content"]["parts"][0]["text"]
+    assert (
+        "bench" not in body
+        and raw.headers["x-bench-panel"] in body["candidates"][0]["content"]["parts"][0]["text"]
+    )
     assert body["modelVersion"] == "bench/fmt" and body["candidates"][0]["finishReason"] == "STOP"
 
 
@@ -267,7 +317,9 @@ def test_a37_gemini_streams_an_array_without_alt_sse_and_events_with_it(env: Env
     assert elements[-1]["candidates"][0]["finishReason"] == "STOP" and "usageMetadata" in elements[-1]
     assert all("bench" not in e for e in elements) and "x-bench-panel" not in array.headers
     assert "".join(gemini_text(e) for e in elements).startswith("Bench bench/fmt p")
-    sse = env.sdk.http.post("/v1beta/models/bench/fmt:streamGenerateContent", params={"alt": "sse"}, json=body)
+    sse = env.sdk.http.post(
+        "/v1beta/models/bench/fmt:streamGenerateContent", params={"alt": "sse"}, json=body
+    )
     assert sse.headers["content-type"].startswith("text/event-stream")
     chunks = [data for _, data in sse_frames(sse.text)]
     assert "".join(gemini_text(c) for c in chunks).startswith("Bench bench/fmt p")
@@ -284,8 +336,8 @@ def test_a38_an_unknown_gemini_method_is_404_naming_generate_content(env: Env) -
 
 
 def test_gemini_models_list_and_get(env: Env) -> None:
-    """The SDK with a custom base URL asks `/v1/...`, whose GET `/v1/models` is OpenAI's list (H-G1); Gemini's
-    listing is at `/v1beta/models`, so a client lists with `api_version="v1beta"` (and generates there too)."""
+    """The SDK with a custom base URL asks `/v1/...`, whose GET `/v1/models` is OpenAI's list (H-G1);
+    Gemini's listing is at `/v1beta/models`: a client lists with `api_version="v1beta"` (and generates)."""
     options = genai_types.HttpOptions(base_url=env.stack.url, api_version="v1beta", timeout=60_000)
     v1beta = genai.Client(api_key="unused", http_options=options)
     names = {m.name for m in v1beta.models.list()}
@@ -305,14 +357,17 @@ def test_gemini_models_list_and_get(env: Env) -> None:
 def test_a41_legacy_functions_and_anthropic_server_tools_are_refused(env: Env) -> None:
     with pytest.raises(openai.BadRequestError) as legacy:
         env.sdk.openai.chat.completions.create(
-            model="bench/fmt", messages=[{"role": "user", "content": PROMPT}],
+            model="bench/fmt",
+            messages=[{"role": "user", "content": PROMPT}],
             functions=[{"name": "lookup", "parameters": {"type": "object"}}],
         )
     assert "tools" in str(legacy.value)
     for model in ("bench/fmt", "bench/fmt:merged", "bench/fmt:route"):
         with pytest.raises(anthropic.BadRequestError) as caught:
             env.sdk.anthropic.messages.create(
-                model=model, max_tokens=10, messages=[{"role": "user", "content": PROMPT}],
+                model=model,
+                max_tokens=10,
+                messages=[{"role": "user", "content": PROMPT}],
                 tools=[{"type": "web_search_20250305", "name": "web_search"}],
             )
         assert caught.value.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
@@ -322,26 +377,47 @@ def test_a41_legacy_functions_and_anthropic_server_tools_are_refused(env: Env) -
 def test_x1_tools_in_every_format_point_at_route_mode(env: Env) -> None:
     with pytest.raises(anthropic.BadRequestError) as caught:
         env.sdk.anthropic.messages.create(
-            model="bench/fmt", max_tokens=10, messages=[{"role": "user", "content": PROMPT}],
+            model="bench/fmt",
+            max_tokens=10,
+            messages=[{"role": "user", "content": PROMPT}],
             tools=[{"name": "lookup", "input_schema": {"type": "object"}}],
         )
     assert "bench/fmt:route" in str(caught.value)
-    assert env.sdk.anthropic.messages.create(
-        model="bench/fmt", max_tokens=10, messages=[{"role": "user", "content": PROMPT}], tools=[],
-    ).stop_reason == "end_turn"
-    responses = env.sdk.http.post("/v1/responses", json={
-        "model": "bench/fmt", "input": PROMPT, "tools": [{"type": "function", "name": "f", "parameters": {}}],
-    })
+    assert (
+        env.sdk.anthropic.messages.create(
+            model="bench/fmt",
+            max_tokens=10,
+            messages=[{"role": "user", "content": PROMPT}],
+            tools=[],
+        ).stop_reason
+        == "end_turn"
+    )
+    responses = env.sdk.http.post(
+        "/v1/responses",
+        json={
+            "model": "bench/fmt",
+            "input": PROMPT,
+            "tools": [{"type": "function", "name": "f", "parameters": {}}],
+        },
+    )
     assert responses.status_code == 400 and "route" in responses.json()["error"]["message"]
-    gemini = env.sdk.http.post("/v1beta/models/bench/fmt:generateContent", json={
-        "contents": [{"parts": [{"text": PROMPT}]}],
-        "tools": [{"functionDeclarations": [{"name": "f"}]}],
-    })
+    gemini = env.sdk.http.post(
+        "/v1beta/models/bench/fmt:generateContent",
+        json={
+            "contents": [{"parts": [{"text": PROMPT}]}],
+            "tools": [{"functionDeclarations": [{"name": "f"}]}],
+        },
+    )
     assert gemini.status_code == 400 and gemini.json()["error"]["status"] == "INVALID_ARGUMENT"
-    ollama_reply = env.sdk.http.post("/api/chat", json={
-        "model": "bench/fmt", "stream": False, "messages": [{"role": "user", "content": PROMPT}],
-        "tools": [{"type": "function", "function": {"name": "f"}}],
-    })
+    ollama_reply = env.sdk.http.post(
+        "/api/chat",
+        json={
+            "model": "bench/fmt",
+            "stream": False,
+            "messages": [{"role": "user", "content": PROMPT}],
+            "tools": [{"type": "function", "function": {"name": "f"}}],
+        },
+    )
     assert ollama_reply.status_code == 400 and "route" in ollama_reply.json()["error"]
 
 
@@ -352,7 +428,9 @@ def test_h1_each_format_refuses_in_its_own_shape(env: Env) -> None:
     assert chat.status_code == 404 and chat.json()["error"]["code"] == 404
     responses = http.post("/v1/responses", json={**unknown, "input": "x"})
     assert responses.json()["error"]["code"] == "404" and responses.json()["error"]["param"] is None
-    messages = http.post("/v1/messages", json={**unknown, "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]})
+    messages = http.post(
+        "/v1/messages", json={**unknown, "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}
+    )
     assert messages.json()["type"] == "error" and messages.json()["error"]["type"] == "not_found_error"
     chat_o = http.post("/api/chat", json={**unknown, "messages": [{"role": "user", "content": "x"}]})
     assert chat_o.status_code == 404 and set(chat_o.json()) == {"error"}
@@ -366,12 +444,31 @@ def test_h_g15_unknown_routes_list_every_format(env: Env) -> None:
     get = env.sdk.http.get("/v1/nothing-here")
     assert get.status_code == 404
     listing = get.json()["error"]["message"]
-    for route in ("GET /v1/models", "GET /models", "GET /api/tags", "GET /api/version", "GET /v1beta/models",
-                  "GET /v1beta/models/{model_id}"):
+    for route in (
+        "GET /v1/models",
+        "GET /models",
+        "GET /api/tags",
+        "GET /api/version",
+        "GET /v1beta/models",
+        "GET /v1beta/models/{model_id}",
+    ):
         assert f"- {route}\n" in listing + "\n", route
     post = env.sdk.http.post("/v1/nothing-here", json={})
     listing = post.json()["error"]["message"]
-    for route in ("/v1/chat/completions", "/chat/completions", "/v1/completions", "/completions", "/v1/responses",
-                  "/responses", "/v1/messages", "/v1/messages/count_tokens", "/api/chat", "/api/generate",
-                  "/api/show", "/v1beta/models/{target}", "/v1/models/{target}", "/bench/verdict"):
+    for route in (
+        "/v1/chat/completions",
+        "/chat/completions",
+        "/v1/completions",
+        "/completions",
+        "/v1/responses",
+        "/responses",
+        "/v1/messages",
+        "/v1/messages/count_tokens",
+        "/api/chat",
+        "/api/generate",
+        "/api/show",
+        "/v1beta/models/{target}",
+        "/v1/models/{target}",
+        "/bench/verdict",
+    ):
         assert f"- POST {route}\n" in listing + "\n", route

@@ -28,6 +28,7 @@ BEHAVIOURS = (
     "echo_auth",  # 401 whose error body echoes the Authorization header (a provider that leaks the key)
     "reasoning",  # reasoning before the answer, with reasoning tokens in usage where the wire reports them
     "tools",  # a tool call assembled from several argument pieces
+    "parallel_tools",  # chat: two tool calls whose argument deltas interleave (tests.fakes.route_tools)
     "refuse_stream_options",  # chat: 400 "stream_options is not supported" when asked for them, else `ok`
     "redirect",  # 307 to another URL (a client must not follow it: it would carry the key)
     "blocked",  # Gemini: the prompt is blocked (promptFeedback.blockReason SAFETY)
@@ -98,6 +99,8 @@ async def take_request(
 
 def answer_for(model: str, cfg: dict[str, Any], user_text: str) -> str:
     if cfg["behaviour"] in ("empty", "empty_length", "tools"):
+        return ""
+    if cfg["behaviour"] == "parallel_tools" and cfg["answer"] is None:  # text before the calls when set
         return ""
     if cfg["behaviour"] == "notice":
         return NOTICE

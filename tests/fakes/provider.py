@@ -43,6 +43,7 @@ from tests.fakes.behaviour import (
     take_request,
     text_tokens,
 )
+from tests.fakes.route_tools import interleaved_tool_deltas
 
 
 def last_user_text(messages: list[dict[str, Any]]) -> str:
@@ -185,6 +186,10 @@ async def stream_reply(
     finish = "stop"
     if behaviour == "tools":
         for call in tool_call_deltas():
+            await out.delta({"tool_calls": [call]})
+        finish = "tool_calls"
+    elif behaviour == "parallel_tools":
+        for call in interleaved_tool_deltas():
             await out.delta({"tool_calls": [call]})
         finish = "tool_calls"
     elif behaviour == "empty_length":

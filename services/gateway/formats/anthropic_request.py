@@ -143,8 +143,13 @@ def request_messages(body: dict[str, Any]) -> tuple[list[Message], str]:
     agentic = ""
     for index, msg in enumerate(raw):
         role = msg.get("role")
+        if role == "system":
+            # Claude Code's mid-conversation system messages (a beta it always sends): kept in place.
+            messages.append({"role": "system", "content": system_text(msg.get("content"))})
+            continue
         if role not in ROLES:
-            raise Refusal(400, f"messages[{index}].role must be user or assistant (got {json.dumps(role)})")
+            raise Refusal(400, f"messages[{index}].role must be user, assistant or system "
+                               f"(got {json.dumps(role)})")
         turn, why = turn_messages(index, role, msg.get("content"))
         messages += turn
         agentic = agentic or why
@@ -166,7 +171,7 @@ def tool_choice(choice: Any) -> dict[str, Any]:
         return {}
     fields: dict[str, Any] = {}
     kind = choice.get("type")
-    if kind in CHOICES:
+    if isinstance(kind, str) and kind in CHOICES:
         fields["tool_choice"] = CHOICES[kind]
     elif kind == "tool" and isinstance(choice.get("name"), str):
         fields["tool_choice"] = {"type": "function", "function": {"name": choice["name"]}}

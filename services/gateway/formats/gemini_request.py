@@ -140,7 +140,7 @@ def request_messages(body: dict[str, Any], require: bool = True) -> tuple[list[M
     numbers, agentic = CallNumbers(), ""
     for index, content in enumerate(contents):
         where, role = f"contents[{index}]", content.get("role") or "user"
-        if role not in ROLES:
+        if not isinstance(role, str) or role not in ROLES:
             raise Refusal(400, f"{where}.role must be user, model or function (got {json.dumps(role)})")
         parts = content.get("parts")
         if not isinstance(parts, list):
@@ -183,7 +183,7 @@ def chat_tools(tools: list[Any]) -> list[dict[str, Any]]:
 def tool_choice(config: Any) -> Any:
     calling = get(config, "functionCallingConfig")
     mode = get(calling, "mode")
-    if mode in CALLING_MODES:
+    if isinstance(mode, str) and mode in CALLING_MODES:
         return CALLING_MODES[mode]
     if mode in ("ANY", "VALIDATED"):
         allowed = get(calling, "allowedFunctionNames")

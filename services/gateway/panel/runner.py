@@ -170,17 +170,19 @@ class PanelRunner:
 
     async def _merge(self, plan: Plan, ask: Ask, results: dict[str, SeatCompleted]) -> Merge:
         """P-15: never raises, so the panel is never lost to its merge; what went wrong becomes the note."""
-        chosen = choose_merger(ask, plan, results)
-        if isinstance(chosen, Merge):
-            return chosen
-        seat, text = chosen
+        seat: SeatPlan | None = None
         try:
+            chosen = choose_merger(ask, plan, results)
+            if isinstance(chosen, Merge):
+                return chosen
+            seat, text = chosen
             done = await self._ask(plan, [seat], merger_question(ask, plan, text), None)
             return merged(seat, done[seat.call])
         except Exception as exc:
-            why = f"{type(exc).__name__}: {exc}"
-            log.error("merge_failed", merger=seat.alias, error=why[:300])
-            return Merge(seat=seat, note=f"the merger {seat.alias} could not be asked ({why[:300]})")
+            why = without_images(f"{type(exc).__name__}: {exc}")[:300]
+            log.error("merge_failed", merger=seat.alias if seat else None, error=why)
+            who = f"the merger {seat.alias}" if seat else "a merger"
+            return Merge(seat=seat, note=f"{who} could not be asked ({why})")
 
     async def _plan(self, ask: Ask, resolved: Resolved) -> Plan:
         request = PlanRequest(

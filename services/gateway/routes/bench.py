@@ -12,6 +12,7 @@ from services.gateway.context import GatewayContext
 from services.gateway.deliver import error_response
 from services.gateway.formats import OPENAI_CHAT
 from services.gateway.http import GATEWAY_BODY_LIMIT, read_json_body
+from services.gateway.keys.admit import caller_of, visible
 from services.gateway.ledger_api import pending_request, record_request, verdict_request
 from services.gateway.listing import model_rows
 from shared import subjects
@@ -19,14 +20,14 @@ from shared import subjects
 
 async def list_models(request: Request) -> Response:
     ctx: GatewayContext = request.app.state.ctx
-    return JSONResponse({"object": "list", "data": model_rows(ctx.config)})
+    return JSONResponse({"object": "list", "data": visible(model_rows(ctx.config), request)})
 
 
 async def verdict(request: Request) -> Response:
     ctx: GatewayContext = request.app.state.ctx
     try:
         body = await read_json_body(request, GATEWAY_BODY_LIMIT)
-        asked = verdict_request(body)
+        asked = verdict_request(body, caller_of(request).name)
         structlog.contextvars.bind_contextvars(call=asked.call)
         payload = asked.model_dump_json(by_alias=True).encode()
         reply = await ctx.ask_ledger(subjects.RPC_LEDGER_VERDICT, payload)

@@ -13,6 +13,7 @@ from services.gateway.context import GatewayContext
 from services.gateway.deliver import error_response
 from services.gateway.formats.base import ExtraRoute, Format, Lookup
 from services.gateway.http import GATEWAY_BODY_LIMIT, IMAGE_ADVICE, read_json_body
+from services.gateway.keys.admit import visible
 from services.gateway.listing import model_rows
 
 
@@ -23,7 +24,8 @@ def extra_endpoint(fmt: Format, route: ExtraRoute) -> Callable[[Request], Awaita
             body = {}
             if route.method == "POST":
                 body = await read_json_body(request, GATEWAY_BODY_LIMIT, IMAGE_ADVICE)
-            lookup = Lookup(model_rows(ctx.config), body, request.path_params, ctx.started_at)
+            rows = visible(model_rows(ctx.config), request)  # SEC-4: a scoped key sees its collections only
+            lookup = Lookup(rows, body, request.path_params, ctx.started_at)
             return JSONResponse(route.answer(lookup))
         except Refusal as refusal:
             return error_response(fmt, refusal.status, refusal.message)

@@ -17,8 +17,11 @@ from services.gateway.context import GatewayContext
 from services.gateway.deliver import answer_streamed, answer_whole, error_response
 from services.gateway.formats.base import Format
 from services.gateway.http import GATEWAY_BODY_LIMIT, IMAGE_ADVICE, read_json_body
+from services.gateway.keys.admit import admit, caller_of
 from services.gateway.panel.present import PRESENTERS
 from services.gateway.panel.resolve import Resolved, refuse_agentic
+from services.gateway.route.answer import answer_route
+from services.gateway.route.transport import AS_SENT, AsSent
 
 ModeHandler = Callable[[GatewayContext, Format, Ask, Resolved], Awaitable[Response]]
 
@@ -34,7 +37,7 @@ async def answer_panel(ctx: GatewayContext, fmt: Format, ask: Ask, resolved: Res
     return await answer_whole(fmt, ask, run, presenter)
 
 
-MODES: dict[str, ModeHandler] = {"all": answer_panel, "merged": answer_panel}
+MODES: dict[str, ModeHandler] = {"all": answer_panel, "merged": answer_panel, "route": answer_route}
 
 
 def generation_endpoint(fmt: Format) -> Callable[[Request], Awaitable[Response]]:
@@ -48,7 +51,9 @@ def generation_endpoint(fmt: Format) -> Callable[[Request], Awaitable[Response]]
             if direct is not None:
                 return JSONResponse(direct)
             ask = fmt.parse(body, params)
+            AS_SENT.set(AsSent(body, caller_of(request).name))  # route mode reads what the Ask lacks
             resolved = await ctx.resolve(ask)
+            await admit(request, resolved)  # P-1 (6) key scope → 403, (7) key rpm → 429
             refuse_agentic(ask, resolved)
             handler = MODES.get(resolved.mode)
             if handler is None:

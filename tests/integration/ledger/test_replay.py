@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from shared import bus, subjects
@@ -19,10 +19,17 @@ from tests.integration.ledger.process import ROOT, LedgerProcess, ask, publish_a
 from tests.unit.ledger.factories import (
     T0,
     answered,
+    call_used,
     completed,
     cooldown,
     endpoint,
+    limit_learned,
+    limits_saved,
+    quota,
+    quota_observed,
     recorded,
+    route_offload,
+    route_turn,
     seated,
 )
 
@@ -35,7 +42,9 @@ def batches_applied(log: str) -> list[int]:
 
 def mixed_events(panels: int) -> list[EventBase]:
     """Panels as they really unfold (seated, seats, answered, some verdicts) with config changes between,
-    a seat completed twice (caller and gateway deadline) and a duplicate verdict id."""
+    a seat completed twice (caller and gateway deadline) and a duplicate verdict id; route conversations
+    (attempts' usage, turns, offloads, verdicts), shadow seats, paced and refused calls, quota records that
+    replace each other, learned limits and user limits."""
     events: list[EventBase] = [endpoint("local", 0)]
     for n in range(panels):
         panel = f"p20261202-0930{n:02d}-{n:04x}"
@@ -57,6 +66,34 @@ def mixed_events(panels: int) -> list[EventBase]:
         if n % 10 == 0:
             events.append(GatewaySettingsSaved(id=f"cfg:gw:{n}", at=at, max_calls=5 + n % 3))
             events.append(cooldown("b", n))
+        events.extend(side_events(n, at))
+    return events
+
+
+def side_events(n: int, at: datetime) -> list[EventBase]:
+    """What happens between panels: one route conversation turn, and now and then the rest."""
+    conv = f"r20261202-0930{n:02d}-{n:04x}"
+    paced = ("sent", "waited", "refused")[n % 3]
+    events: list[EventBase] = [
+        call_used(f"{conv}.t1.1", alias="b", status="error", paced=paced,
+                  attempts=0 if paced == "refused" else 1, waited_s=1.5 if paced == "waited" else 0.0, at=at),
+        call_used(f"{conv}.t1.2", alias="a", at=at),
+        route_offload(conv, 1, "a", at=at),
+        route_turn(conv, 1, alias="a", at=at),
+    ]
+    if n % 3 == 0:
+        events.append(recorded(f"{conv}.1", "a", n % 2 == 0, "route verdict", n=5000 + n, at=at))
+    if n % 4 == 0:  # the same quota reported again and again: the latest stays
+        resets = at + timedelta(hours=1)
+        events.append(quota_observed(f"{conv}.t1.2", [quota("requests", "day", 1000, 900 - n, resets),
+                                                        quota("tokens", "minute", 6000, 6000 - n)], at=at))
+    if n % 5 == 0:
+        events.append(completed(f"p20261202-0930{n:02d}-{n:04x}.shadow1", alias="c", purpose="shadow",
+                                seat="shadow", at=at))
+    if n % 6 == 0:
+        events.append(limit_learned("b", "rpm", 60 - n, call=f"{conv}.t1.1", at=at))
+    if n % 10 == 5:
+        events.append(limits_saved("connection", "local", n=n, at=at, rpm=30 + n, rpmo=10_000))
     return events
 
 
@@ -73,7 +110,11 @@ async def test_rebuild_gives_identical_tables(nc: bus.NATS, ledger: LedgerProces
     assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["seq"] == last
     ledger.stop()
     incremental = ledger.snapshot()
-    assert len(incremental["events_applied"]) == last and len(incremental["seats"]) == 150
+    assert len(incremental["events_applied"]) == last
+    assert len(incremental["seats"]) == 150 + 50 + 10  # panel seats, route offloads, shadow seats
+    assert len(incremental["usage"]) == 150 + 100 + 10  # seats, route attempts, shadow seats
+    assert (len(incremental["route_turns"]), len(incremental["limits_learned"])) == (50, 9)
+    assert len(incremental["quota_records"]) == 2
 
     await ledger.start(nc)
     reply = await ask(nc, subjects.RPC_LEDGER_REBUILD, wait_s=120)

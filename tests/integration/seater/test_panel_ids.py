@@ -10,8 +10,8 @@ from shared.events import PanelSeated, SeatPlan
 def seated(panel: str, alias: str, event_id: str | None = None) -> PanelSeated:
     seat = SeatPlan(call=f"{panel}.member1", seat="member", alias=alias, served=alias, endpoint="e",
                     connection="e")
-    return PanelSeated(id=event_id or f"seated:{panel}", panel=panel, collection="bench/core", shape="general",
-                       shape_by="test", seats=[seat])
+    return PanelSeated(id=event_id or f"seated:{panel}", panel=panel, collection="bench/core",
+                       shape="general", shape_by="test", seats=[seat])
 
 
 async def test_a_taken_panel_id_is_refused_and_a_free_one_recorded(nc: bus.NATS) -> None:

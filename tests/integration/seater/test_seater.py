@@ -214,3 +214,29 @@ async def test_a_restarted_seater_picks_the_explorers_the_old_one_would_have(
     assert first.proc is not None and first.proc.returncode is not None
     await seaters.start(nc)
     assert explorer_aliases(await ask(nc)) == ["x4", "x5"]
+
+
+async def test_a_merged_plan_carries_its_mergers_and_a_413_seats_nobody(
+    nc: bus.NATS, seaters: Seaters
+) -> None:
+    """P-15: merger candidates ride on the plan; P-5: a refusal for size records no `PanelSeated`."""
+    await configure(nc)
+    await publish(
+        nc,
+        ModelRegistered(id="cfg:boss", alias="boss", served="org/boss", endpoint="ep", context_window=64_000),
+        ModelRegistered(id="cfg:small", alias="small", served="org/small", endpoint="ep", context_window=100),
+        CollectionSaved(id="cfg:duo", name="duo", members=["m1", "small"], merger="boss"),
+    )
+    await seaters.start(nc)
+    plan = await ask(nc, collection="duo", reply="merged")
+    assert plan.refusal is None
+    assert [(c.alias, c.served, c.endpoint, c.connection, c.context_window) for c in plan.mergers] == [
+        ("boss", "org/boss", "ep", "ep", 64_000)
+    ]
+    assert (await ask(nc, collection="duo")).mergers == []
+    info = await nc.jetstream().stream_info(subjects.EVENTS_STREAM)
+    too_big = await ask(nc, collection="duo", estimate=500)
+    assert too_big.refusal is not None and too_big.refusal.status == 413
+    assert "small (100 tokens)" in too_big.refusal.message and "m1" not in too_big.refusal.message
+    after = await nc.jetstream().stream_info(subjects.EVENTS_STREAM)
+    assert after.state.messages == info.state.messages

@@ -26,8 +26,9 @@ IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "Q
 
 
 def candidate(alias: str, window: int | None = None) -> MergerCandidate:
-    return MergerCandidate(alias=alias, served=f"org/{alias}", endpoint="fake", connection="fake",
-                           context_window=window)
+    return MergerCandidate(
+        alias=alias, served=f"org/{alias}", endpoint="fake", connection="fake", context_window=window
+    )
 
 
 def ask_of(messages: list[dict[str, Any]]) -> Any:
@@ -65,8 +66,11 @@ def test_the_merger_sees_placeholders_never_images() -> None:
 def test_the_first_candidate_whose_window_holds_the_merge_merges() -> None:
     statuses = ["ok", "ok"]
     need = estimate_tokens(INSTRUCTION, merger_input(ASK, plan(members=2, explorers=0), results(statuses)))
-    p = plan(members=2, explorers=0, mergers=[candidate("small", need - 1), candidate("fits", need),
-                                              candidate("later")])
+    p = plan(
+        members=2,
+        explorers=0,
+        mergers=[candidate("small", need - 1), candidate("fits", need), candidate("later")],
+    )
     chosen = choose_merger(ASK, p, results(statuses))
     assert not isinstance(chosen, Merge)
     seat, text = chosen
@@ -106,8 +110,15 @@ def test_a_merged_reply_starts_with_the_mergers_answer_and_names_who_answered() 
     )
     fields = merge_fields(merge)
     assert fields["reply"] == "merged" and "note" not in fields
-    assert fields["merger"] == {"call": f"{PANEL}.merger", "seat": "merger", "alias": "boss", "status": "ok",
-                                "seconds": 1.2, "answer": "One answer.", "error": ""}
+    assert fields["merger"] == {
+        "call": f"{PANEL}.merger",
+        "seat": "merger",
+        "alias": "boss",
+        "status": "ok",
+        "seconds": 1.2,
+        "answer": "One answer.",
+        "error": "",
+    }
 
 
 def test_a_merger_that_fails_leaves_every_answer_after_a_note() -> None:

@@ -1,4 +1,5 @@
-"""Event → row mapping: every event type, and a batch's own de-duplication (first seat wins, panels merge)."""
+"""Event → row mapping: every event type, and a batch's own de-duplication (first seat wins, panels merge,
+the latest quota record wins)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ import pytest
 
 from services.ledger import schema
 from services.ledger.fold import EventRow, PanelRow, SeatRow, fold_batch
-from shared.events import GatewaySettingsSaved, ModelRetired
+from shared.events import (
+    GatewayKeyCreated,
+    GatewayKeyRevoked,
+    GatewaySettingsSaved,
+    ModelRetired,
+    ModelUpdated,
+)
 from tests.unit.ledger.factories import (
     T0,
     answered,
     completed,
     cooldown,
     endpoint,
+    limits_saved,
     recorded,
     seated,
 )
@@ -30,7 +38,8 @@ def test_seat_completed_becomes_one_typed_seat_row() -> None:
         served="a-served", endpoint="local", connection="local", collection="core",
         task="find the race in refresh() (bench/core, code)", purpose="panel", status="error", seconds=2.5,
         answer="", error="HTTP 500", http_status=500, attempts=1, tokens_in=12, tokens_out=34, reasoning=5,
-        cached=2, estimated=False, caller="caller-1",
+        cached=2, estimated=False, caller="caller-1", served_by="a-served", swap=False, paced="sent",
+        waited_s=0.0,
     )]
     assert rows.events == [EventRow(7, f"seat:{P}.member1", "seat_completed", T0, "caller")]
 
@@ -89,6 +98,27 @@ def test_config_changes_name_their_subject_and_never_hold_a_credential() -> None
     assert json.loads(changes[2].change) == {"max_calls": 4, "max_explorers": 2}
 
 
+def test_a_gateway_keys_hash_never_reaches_the_change_log() -> None:
+    created = GatewayKeyCreated(id="cfg:k", at=T0, by="admin", name="ci", hash="ab" * 32, hint="bw-…9f3c")
+    renamed = ModelUpdated(id="cfg:m", at=T0, by="admin", alias="a", new_alias="a2")
+    rows = fold_batch([(1, created), (2, GatewayKeyRevoked(id="cfg:r", at=T0, name="ci")), (3, renamed)])
+    changes = list(rows.config_changes.values())
+    assert [(c.type, c.name) for c in changes] == [
+        ("gateway_key_created", "ci"), ("gateway_key_revoked", "ci"), ("model_updated", "a")]
+    saved = json.loads(changes[0].change)
+    assert saved["hash"] == "[redacted]" and saved["hint"] == "bw-…9f3c"
+    assert "ab" * 32 not in changes[0].change
+
+
+def test_limits_saved_names_its_connection_or_model() -> None:
+    rows = fold_batch([(1, limits_saved("connection", "groq", rpm=30, rpmo=1000)),
+                       (2, limits_saved("model", "a", rpd=100))])
+    changes = list(rows.config_changes.values())
+    assert [(c.type, c.name) for c in changes] == [("limits_saved", "groq"), ("limits_saved", "a")]
+    assert json.loads(changes[0].change) == {"scope": "connection", "name": "groq", "rpm": 30, "rpd": None,
+                                             "tpm": None, "tpd": None, "rpmo": 1000}
+
+
 def test_cooldowns_are_rows() -> None:
     row = next(iter(fold_batch([(9, cooldown("a"))]).cooldowns.values()))
     assert (row.seq, row.alias, row.connection, row.why) == (9, "a", "local", "429")
@@ -100,6 +130,8 @@ def test_every_table_matches_its_row_type() -> None:
         assert tuple(table.columns) == table.row._fields  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="differ"):
         schema.Table("bad", "seats", SeatRow, {"call": "VARCHAR"}, key=("call",), merge="first")
+    with pytest.raises(ValueError, match="stream sequence"):
+        schema.Table("bad", "panels", PanelRow, schema.PANELS.columns, key=("panel",), merge="latest")
 
 
 def test_merge_statements_follow_each_rule() -> None:
@@ -107,3 +139,7 @@ def test_merge_statements_follow_each_rule() -> None:
     fill = schema.PANELS.merge_sql()
     assert "ON CONFLICT (panel) DO UPDATE" in fill and 'coalesce(panels."prompt", excluded."prompt")' in fill
     assert '"panel" = coalesce' not in fill
+    latest = schema.QUOTA_RECORDS.merge_sql()
+    assert "ON CONFLICT (connection, alias, metric, period) DO UPDATE" in latest
+    assert latest.endswith("WHERE excluded.seq > quota_records.seq")
+    assert '"remaining" = excluded."remaining"' in latest

@@ -1,4 +1,5 @@
-"""The follower's batching: one message starts a batch, more gather while it lingers, a reader cuts it short."""
+"""The follower's batching: one message starts a batch, more gather while it lingers, a reader cuts it
+short."""
 
 from __future__ import annotations
 

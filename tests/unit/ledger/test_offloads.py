@@ -43,6 +43,17 @@ def test_seat_note_is_label_status_and_seconds_with_a_short_error() -> None:
     assert seat_note(errored) == "explorer 2; error in 420.0s: " + "x" * 120
 
 
+def test_a_route_conversations_note_names_its_first_turn() -> None:
+    """RM-9: `route conversation; first turn <status> in <s>s`, whatever its seat label or error."""
+    offload = SeatFacts("r20261202-093000-beef.1", "a", "route", "Fix it (bench/agents:route)", "ok", 2.34,
+                        "", purpose="route")
+    assert seat_note(offload) == "route conversation; first turn ok in 2.3s"
+    decision = decide_verdict(VerdictRequest(call=offload.call, useful=True), offload, None, NOW)
+    assert isinstance(decision, Record)
+    assert decision.entry["note"] == "route conversation; first turn ok in 2.3s"
+    assert decision.entry["task"] == "Fix it (bench/agents:route)" and decision.event.call == offload.call
+
+
 def test_unknown_call_is_404() -> None:
     decision = decide_verdict(req(), None, None, NOW)
     assert isinstance(decision, NotFound) and decision.status == 404

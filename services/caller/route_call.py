@@ -1,0 +1,232 @@
+"""One route-mode member call (RM-5, RM-6): the seat machinery (key, pacing, adapters, retries) with the
+reply passed on chunk by chunk as it arrives instead of gathered.
+
+Two clocks: until the member sends anything (text, reasoning or a tool call) the first-piece window runs
+from the moment the call was accepted, pacing included (route mode waits at most that long for a slot);
+after that only the turn's deadline. A retry happens only before any chunk went out: the gateway has
+started folding what it received, and a second reply would be spliced onto the first. The gateway may
+stop the call at any time (it failed over): `stop` is set, the request is abandoned, the usage recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+
+import httpx
+
+from services.caller.adapters import ADAPTERS, Adapter
+from services.caller.outcome import CallOutcome, CallReport, Tally, client_failed
+from services.caller.quota_headers import quotas_from
+from services.caller.redaction import without_key
+from services.caller.retries import retry_wait
+from services.caller.route_chunks import Chunk, chunks_of_outcome, translator_for
+from services.caller.route_events import RouteReport
+from services.caller.upstream import Attempt, ReplyTooLarge, Upstream, estimated_tokens, read_capped
+from services.caller.wire import MAX_REPLY_BYTES, UpstreamRequest, http_error_text
+from shared.commands import SeatCall
+
+Emit = Callable[[Chunk], Awaitable[None]]
+STOPPED = "stopped: the gateway moved on from this member"
+
+
+@dataclass
+class Stop:
+    """Set when the call must end now, with why (the gateway failed over, or this caller is stopping)."""
+
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+    why: str = STOPPED
+
+    def set(self, why: str = STOPPED) -> None:
+        self.why = why
+        self.event.set()
+
+
+def silent(window_s: float) -> str:
+    """The failure of a member that sent nothing at all in its first-piece window (RM-6)."""
+    return f"nothing in {window_s:g}s (no text, reasoning or tool call)"
+
+
+def piece_kind(chunk: Chunk) -> str:
+    """`piece` for text or a tool call, `reasoning` for reasoning alone, "" for anything else."""
+    choices = chunk.get("choices")
+    delta = choices[0].get("delta") if isinstance(choices, list) and choices and isinstance(
+        choices[0], dict) else None
+    if not isinstance(delta, dict):
+        return ""
+    if delta.get("content") or delta.get("tool_calls"):
+        return "piece"
+    return "reasoning" if delta.get("reasoning_content") or delta.get("reasoning") else ""
+
+
+@dataclass
+class Progress:
+    """What went out so far, and the timer the first thing re-arms for the turn's deadline."""
+
+    emit: Emit
+    started: float  # loop time at acceptance
+    turn_end: float  # loop time of the turn's deadline
+    timer: asyncio.Timeout | None = None
+    relayed: bool = False  # a chunk went out: no retry any more
+    anything: bool = False  # text, reasoning or a tool call went out: the window is over
+    first_piece_s: float | None = None
+
+    async def send(self, chunk: Chunk) -> None:
+        kind = piece_kind(chunk)
+        now = asyncio.get_running_loop().time()
+        if kind and not self.anything:
+            self.anything = True
+            if self.timer is not None:
+                self.timer.reschedule(self.turn_end)
+        if kind == "piece" and self.first_piece_s is None:
+            self.first_piece_s = now - self.started
+        self.relayed = True
+        await self.emit(chunk)
+
+
+class RouteCaller:
+    def __init__(self, upstream: Upstream) -> None:
+        self.upstream = upstream
+
+    async def call(
+        self, seat: SeatCall, first_piece_s: float, emit: Emit, stop: Stop
+    ) -> RouteReport:
+        """The call until it ends, fails, falls silent past its window, or is stopped."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        progress = Progress(emit, started, started + max(0.0, seat.deadline - time.time()))
+        tally, open_attempt = Tally(), Attempt()
+        work = asyncio.create_task(self._timed(seat, first_piece_s, progress, tally, open_attempt))
+        stopped = asyncio.create_task(stop.event.wait())
+        await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        if work.done():
+            outcome = work.result()
+        else:
+            work.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await work
+            outcome = CallOutcome(error=stop.why)
+        if open_attempt.ticket is not None:  # cut short: the estimate stands
+            await self.upstream.pacer.settle(seat, open_attempt.ticket, open_attempt.tokens, [])
+        key = self.upstream.keys.key_for(seat.endpoint)
+        outcome.error, outcome.text = without_key(outcome.error, key), without_key(outcome.text, key)
+        report = CallReport(outcome, tally.attempts, tally.usage, loop.time() - started, tally.paced,
+                            round(tally.waited_s, 3), tally.quotas)
+        return RouteReport(report, progress.first_piece_s)
+
+    async def _timed(self, seat: SeatCall, window_s: float, progress: Progress, tally: Tally,
+                     open_attempt: Attempt) -> CallOutcome:
+        window_end = min(progress.turn_end, progress.started + window_s)
+        try:
+            async with asyncio.timeout_at(window_end) as timer:
+                progress.timer = timer
+                return await self._with_retries(seat, window_end, progress, tally, open_attempt)
+        except TimeoutError:
+            if progress.anything:
+                return CallOutcome(error=f"no answer in {progress.turn_end - progress.started:.0f}s")
+            return CallOutcome(error=silent(window_s))
+
+    async def _with_retries(self, seat: SeatCall, window_end: float, progress: Progress, tally: Tally,
+                            open_attempt: Attempt) -> CallOutcome:
+        key = self.upstream.keys.key_for(seat.endpoint)
+        refusal = Upstream._refusal(seat, key)
+        if refusal:
+            return client_failed(refusal)
+        adapter = ADAPTERS[seat.api]
+        request = adapter.build(seat, key)
+        retries, last = 0, None
+        pacer = self.upstream.pacer
+        while True:
+            # Pacing may hold the call only as long as the window leaves (a later slot is a refusal).
+            window_epoch = time.time() + (window_end - asyncio.get_running_loop().time())
+            paced_seat = seat.model_copy(update={"deadline": min(seat.deadline, window_epoch)})
+            tokens = estimated_tokens(request)
+            admission = await pacer.admit(paced_seat, tokens, f"{seat.call}:{uuid.uuid4().hex[:12]}")
+            tally.waited = tally.waited or admission.paced == "waited"
+            tally.waited_s += admission.waited_s if admission.paced == "waited" else 0.0
+            if admission.paced == "refused":
+                tally.refused = True
+                return last or CallOutcome(error=admission.refusal)
+            open_attempt.ticket, open_attempt.tokens = admission.ticket, tokens
+            tally.sent()
+            outcome = await self.attempt(request, adapter, seat.api, progress)
+            tally.answered(outcome)
+            used = outcome.usage.tokens_in + outcome.usage.tokens_out if outcome.usage else tokens
+            await pacer.settle(seat, open_attempt.ticket, used, outcome.quotas)
+            open_attempt.ticket, last = None, outcome
+            if progress.relayed:
+                return outcome
+            fallback = adapter.fallback(request, outcome)
+            if fallback is not None:
+                request = fallback
+                continue
+            wait = retry_wait(outcome, retries, seat.retries, time.time(), window_epoch, self.upstream.chance)
+            if wait is None:
+                return outcome
+            retries += 1
+            await asyncio.sleep(wait)
+
+    async def attempt(self, request: UpstreamRequest, adapter: Adapter, api: str,
+                      progress: Progress) -> CallOutcome:
+        """One HTTP request, its chunks passed on as they come; every failure becomes an outcome."""
+        clock = self.upstream.clock
+        host = httpx.URL(request.url).host.lower()
+        try:
+            async with self.upstream.client.stream("POST", request.url, headers=request.headers,
+                                                   json=request.body) as resp:
+                if not 200 <= resp.status_code < 300:
+                    body = (await read_capped(resp)).decode(errors="replace")
+                    status, retry_after = resp.status_code, resp.headers.get("retry-after")
+                    return CallOutcome(error=http_error_text(status, body, retry_after), http_status=status,
+                                       retry_after=retry_after,
+                                       quotas=quotas_from(resp.headers, status, body, host, clock()))
+                outcome = await self._relay(resp, adapter, api, progress)
+                outcome.http_status = resp.status_code
+                outcome.quotas = quotas_from(resp.headers, resp.status_code, "", host, clock())
+                return outcome
+        except httpx.TransportError as exc:
+            why = f"connection error: {type(exc).__name__}: {exc}".rstrip(": ")
+            return CallOutcome(error=f"Error: client failed: {why}", connection_failed=True)
+        except ReplyTooLarge:
+            return client_failed(f"reply larger than {MAX_REPLY_BYTES // (1024 * 1024)} MB")
+        except Exception as exc:  # whatever a provider does, the call is still recorded
+            return client_failed(f"{type(exc).__name__}: {exc}")
+
+    @staticmethod
+    async def _relay(resp: httpx.Response, adapter: Adapter, api: str, progress: Progress) -> CallOutcome:
+        if "text/event-stream" not in resp.headers.get("content-type", ""):
+            raw = await read_capped(resp)
+            if raw.lstrip().startswith((b"data:", b"event:")):
+                lines = raw.decode(errors="replace").splitlines()
+            else:
+                outcome = adapter.parse_plain(raw)
+                if not outcome.error:
+                    for chunk in chunks_of_outcome(outcome):
+                        await progress.send(chunk)
+                return outcome
+        else:
+            lines = None
+        parser, translator, size = adapter.parser(), translator_for(api), 0
+        source = resp.aiter_lines() if lines is None else _iterate(lines)
+        async for line in source:
+            size += len(line) + 1
+            if size > MAX_REPLY_BYTES:
+                raise ReplyTooLarge
+            parser.feed_line(line)
+            if parser.outcome.error:
+                break
+            for chunk in translator.feed_line(line):
+                await progress.send(chunk)
+            if parser.done:
+                break
+        return parser.finish()
+
+
+async def _iterate(lines: list[str]) -> AsyncIterator[str]:
+    for line in lines:
+        yield line

@@ -1,0 +1,143 @@
+"""Route mode's relay (RM-5, RM-6): take a member's turn over request/reply, stream it back over core NATS.
+
+A gateway asks on `bench.rpc.caller.route` (queue `callers`: one caller takes it) and is answered at once;
+the call then runs in a task of its own, publishing numbered `RelayFrame`s on the gateway's relay subject as
+the member's chunks arrive, and ends with `end` or `fail`. The gateway stops a member it gave up on by
+publishing on the relay's cancel subject. Afterwards the call's usage (`CallUsed`) and what its failure
+teaches about limits (cooldown, stated limits, quotas) go to the stream, as for a seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from typing import Any
+
+import structlog
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg as NatsMsg
+from pydantic import ValidationError
+
+from services.caller.limit_book import LimitBook
+from services.caller.limit_events import QuotaNews, limits_learned
+from services.caller.route_call import RouteCaller, Stop
+from services.caller.route_chunks import Chunk
+from services.caller.route_events import RouteReport, call_used, relay_outcome, route_seat
+from services.caller.seat_events import cooldown_started
+from shared import bus, subjects
+from shared.commands import RelayOutcome, RouteAccepted, RouteCall, SeatCall
+from shared.events import EventBase
+from shared.ids import utcnow
+
+log = structlog.get_logger("caller.route")
+
+STOP_GRACE_S = 5.0
+STOPPING = "stopped: the caller is shutting down"
+
+
+class Frames:
+    """The numbered frames of one relay, in order on one connection (core NATS keeps a publisher's order)."""
+
+    def __init__(self, nc: NATS, relay: str) -> None:
+        self.nc, self.relay, self.seq = nc, relay, 0
+
+    async def _publish(self, frame: dict[str, Any]) -> None:
+        frame["seq"] = self.seq
+        self.seq += 1
+        await self.nc.publish(self.relay, json.dumps(frame, ensure_ascii=False).encode())
+
+    async def chunk(self, chunk: Chunk) -> None:
+        await self._publish({"kind": "chunk", "chunk": chunk})
+
+    async def end(self, outcome: RelayOutcome) -> None:
+        await self._publish({"kind": "fail" if outcome.status == "error" else "end",
+                             "outcome": outcome.model_dump()})
+
+
+class RouteRelay:
+    def __init__(self, nc: NATS, caller: RouteCaller, book: LimitBook, instance: str) -> None:
+        self.nc, self.js, self.caller, self.book, self.instance = nc, nc.jetstream(), caller, book, instance
+        self.quota_news = QuotaNews()
+        self.running: dict[asyncio.Task[None], Stop] = {}
+        self._sub: Any = None
+
+    async def start(self) -> RouteRelay:
+        self._sub = await self.nc.subscribe(subjects.RPC_CALLER_ROUTE, queue=subjects.CALLER_QUEUE,
+                                            cb=self._on_request)
+        return self
+
+    async def _on_request(self, msg: NatsMsg) -> None:
+        try:
+            call = RouteCall.model_validate_json(msg.data)
+        except ValidationError as exc:
+            log.error("route_call_undecodable", error=str(exc)[:300])
+            await msg.respond(RouteAccepted(accepted=False, caller=self.instance).model_dump_json().encode())
+            return
+        stop = Stop()
+
+        async def on_cancel(_: NatsMsg) -> None:
+            stop.set()
+
+        # Listening for a cancel before accepting: the gateway may give up the moment it hears back.
+        cancel = await self.nc.subscribe(subjects.relay_cancel_subject(call.relay), cb=on_cancel)
+        await msg.respond(RouteAccepted(caller=self.instance).model_dump_json().encode())
+        task = asyncio.create_task(self._run(call, stop, cancel))
+        self.running[task] = stop
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self.running.pop(task, None)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("route_call_failed", error=repr(task.exception())[:300])
+
+    async def _run(self, call: RouteCall, stop: Stop, cancel: Any) -> None:
+        with structlog.contextvars.bound_contextvars(call=call.call, conversation=call.conversation):
+            seat = route_seat(call)
+            frames = Frames(self.nc, call.relay)
+            log.info("route_call_started", alias=call.alias, endpoint=call.endpoint, retries=call.retries)
+            try:
+                routed = await self.caller.call(seat, call.first_piece_s, frames.chunk, stop)
+            except Exception as exc:  # the bus under pacing failed: the gateway must still hear an end
+                failed = f"the caller failed ({type(exc).__name__})"
+                await frames.end(RelayOutcome(status="error", error=failed))
+                raise
+            finally:
+                with contextlib.suppress(Exception):
+                    await cancel.unsubscribe()
+            relayed = relay_outcome(seat, routed)
+            await frames.end(relayed)
+            log.info("route_call_finished", status=relayed.status, seconds=relayed.seconds,
+                     attempts=relayed.attempts, http_status=relayed.http_status, frames=frames.seq,
+                     error=relayed.error[:200])
+            await self._record(call, seat, relayed, routed)
+
+    async def _record(
+        self, call: RouteCall, seat: SeatCall, relayed: RelayOutcome, routed: RouteReport
+    ) -> None:
+        """The usage line, and what a failure teaches about limits (L-3, L-4), as a seat's call would."""
+        events: list[EventBase] = [call_used(call, relayed, self.instance, routed.report.waited_s)]
+        cooldown = cooldown_started(seat, relayed.error, utcnow()) if relayed.error else None
+        if cooldown is not None:
+            events.append(cooldown)
+        events += limits_learned(seat, routed.report, self.book)
+        quotas = self.quota_news.event(seat, routed.report.quotas, time.time())
+        if quotas is not None:
+            events.append(quotas)
+        for event in events:
+            try:
+                await bus.publish_event(self.js, event)
+            except Exception as exc:  # the gateway has its answer; only the record is lost
+                why = f"{type(exc).__name__}: {exc}"
+                log.error("route_event_not_recorded", event=event.id, error=why[:300])
+
+    async def stop(self) -> None:
+        """Stop taking calls; calls in flight are stopped (their gateways fail over) and recorded."""
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+        for stop in self.running.values():
+            stop.set(STOPPING)
+        if self.running:
+            await asyncio.wait(list(self.running), timeout=STOP_GRACE_S)

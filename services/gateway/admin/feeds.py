@@ -1,0 +1,60 @@
+"""Projections only the admin API reads, started on first use so a gateway that is never asked pays nothing:
+the change log (C-17, a fold of `bench.ev.config`) and the models resting after a rate limit (L-3, a fold
+of `bench.ev.limit.>`)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+
+from nats.js import JetStreamContext
+
+from services.gateway.admin.changelog import ChangeLog
+from shared import bus, subjects
+from shared.events import CooldownStarted, EventBase
+
+
+class Cooldowns:
+    def __init__(self) -> None:
+        self.until: dict[str, tuple[datetime, str]] = {}
+
+    def apply(self, event: EventBase, seq: int) -> None:
+        if isinstance(event, CooldownStarted):
+            current = self.until.get(event.alias)
+            if current is None or event.until > current[0]:
+                self.until[event.alias] = (event.until, event.why)
+
+
+class Feeds:
+    def __init__(self, js: JetStreamContext) -> None:
+        self.js = js
+        self.log = ChangeLog()
+        self.cooldowns = Cooldowns()
+        self._log: bus.Projection | None = None
+        self._cool: bus.Projection | None = None
+        self._lock = asyncio.Lock()
+
+    async def changes(self, config_seq: int) -> ChangeLog:
+        """The change log, holding at least the config event at `config_seq` (read your writes)."""
+        async with self._lock:
+            if self._log is None:
+                projection = bus.Projection(self.js, subjects.CONFIG, self.log.apply, name="gateway-changes")
+                await projection.start()
+                self._log = projection
+        if config_seq:
+            await self._log.wait_for(config_seq)
+        return self.log
+
+    async def resting(self) -> Cooldowns:
+        async with self._lock:
+            if self._cool is None:
+                projection = bus.Projection(self.js, subjects.LIMITS_ALL, self.cooldowns.apply,
+                                            name="gateway-cooldowns")
+                await projection.start()
+                self._cool = projection
+        return self.cooldowns
+
+    async def stop(self) -> None:
+        for projection in (self._log, self._cool):
+            if projection is not None:
+                await projection.stop()

@@ -1,0 +1,80 @@
+"""The admin API's views of models (with their status), limits, gateway keys and the status page (H-D2).
+Pure: functions of the configuration fold and what the caller passes in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from services.gateway.admin.limit_rules import chat_connections
+from services.gateway.admin.views import fields
+from shared.config_state import LIMIT_AXES, ConfigState
+from shared.events import LimitsSaved, ModelRegistered
+
+Cooldowns = Mapping[str, tuple[datetime, str]]  # alias → (until, why)
+
+
+def model_row(
+    model: ModelRegistered, state: ConfigState, cooldowns: Cooldowns, now: datetime
+) -> dict[str, Any]:
+    row = {**fields(model), "kind": "decision" if model.role == "decision" else "chat",
+           "connection": state.connection_of(model.alias), "retired": False}
+    rest = cooldowns.get(model.alias)
+    if rest is not None and rest[0] > now:
+        row.update(status="throttled", why=f"resting after a rate limit until {rest[0]:%Y-%m-%d %H:%M} UTC"
+                   + (f": {rest[1]}" if rest[1] else ""))
+    else:
+        row.update(status="untested", why="no probe has run yet")
+    return row
+
+
+def models(state: ConfigState, cooldowns: Cooldowns, now: datetime) -> list[dict[str, Any]]:
+    rows = [model_row(m, state, cooldowns, now) for m in state.models.values()]
+    for alias, record in state.retired.items():
+        model = record.model
+        rows.append({
+            **fields(model), "alias": alias, "kind": "decision" if model.role == "decision" else "chat",
+            "connection": model.endpoint, "retired": True, "status": "retired", "why": record.why,
+            "retired_at": record.at, "retired_why": record.why, "retired_from": record.collections,
+        })
+    return rows
+
+
+def limits_of(saved: LimitsSaved | None) -> dict[str, int | None]:
+    return {axis: getattr(saved, axis, None) if saved else None for axis in LIMIT_AXES}
+
+
+def connections(state: ConfigState) -> dict[str, Any]:
+    return {
+        "keys": list(LIMIT_AXES),
+        "connections": [
+            {"name": name, "models": aliases, "limits": limits_of(state.connection_limits.get(name))}
+            for name, aliases in sorted(chat_connections(state).items())
+        ],
+        "models": [
+            {"alias": alias, "limits": limits_of(saved)}
+            for alias, saved in sorted(state.model_limits.items())
+        ],
+    }
+
+
+def key_rows(state: ConfigState, last_used: Mapping[str, str | None]) -> list[dict[str, Any]]:
+    """Never the key or its hash."""
+    keys = sorted(state.gateway_keys.values(), key=lambda k: k.name)
+    return [{"name": k.name, "hint": k.hint, "collections": k.collections, "rpm": k.rpm, "created": k.at,
+             "last_used": last_used.get(k.name)} for k in keys]
+
+
+def status(state: ConfigState, *, version: str, gateway: str, data: str, scheduler: str, jobs: list[str],
+           auth: bool, keys_required: bool) -> dict[str, Any]:
+    chat = [m for m in state.models.values() if m.role != "decision"]
+    return {
+        "version": version, "gateway": gateway, "data": data, "models": len(chat),
+        "decision_models": len(state.models) - len(chat), "retired": len(state.retired),
+        "collections": len(state.collections), "endpoints": len(state.endpoints),
+        "default_endpoint": state.default_endpoint(), "client": "builtin", "scheduler": scheduler,
+        "scheduler_jobs": dict.fromkeys(jobs, True), "auth": auth, "keys_required": keys_required,
+        "gateway_keys": len(state.gateway_keys), "onboarding": {"running": False, "items": 0},
+        "config_seq": state.seq,
+    }

@@ -1,0 +1,385 @@
+"""The admin API's request and reply bodies, as FastAPI documents them in its OpenAPI schema.
+
+Requests are strict (no coercion, no unknown field); the meaning of each field (names, ranges, what must
+exist) is checked by the rules modules, which list every reason at once. Replies say `ok: true`; every
+refusal is an `ErrorReply`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+Api = Literal["chat", "responses", "anthropic", "gemini"]
+Kind = Literal["provider", "aggregator", "hub", "local"]
+Reply = Literal["all", "merged", "route"]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Ok(BaseModel):
+    ok: Literal[True] = True
+
+
+class ErrorReply(BaseModel):
+    ok: Literal[False] = False
+    errors: list[str]
+
+
+REFUSALS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorReply, "description": why}
+    for status, why in (
+        (400, "refused, with every reason"), (401, "sign in first"), (403, "not for this Host or Origin"),
+        (404, "no such thing"), (409, "the configuration kept changing"), (413, "body too large"),
+        (415, "not JSON"), (503, "a service this needs is not running"),
+    )
+}
+
+
+# ---------------------------------------------------------------- endpoints
+
+
+class EndpointBody(Body):
+    name: str
+    base: str
+    api: Api | None = None
+    kind: Kind | None = None
+    headers: dict[str, str] | None = None
+    default: bool | None = None
+    test: bool = Field(default=False, description="list the endpoint's models and save nothing")
+    key: SecretStr | None = Field(default=None, description="never accepted: keys live with the callers")
+
+
+class EndpointName(Body):
+    name: str
+
+
+class EndpointRemoveBody(Body):
+    name: str
+    with_models: bool = Field(default=False, description="retire the models on it (restorable later)")
+
+
+class EndpointView(BaseModel):
+    name: str
+    base: str
+    api: Api
+    kind: Kind
+    headers: dict[str, str]
+    default: bool
+    key_variable: str
+    models: int
+    key_set: bool | None = Field(default=None, description="whether the callers hold its key (null: unknown)")
+
+
+class Listing(BaseModel):
+    """What the callers found at the endpoint's `/models`."""
+
+    count: int
+    models: list[str]
+    key_set: bool | None
+    note: str
+
+
+class EndpointReply(Ok):
+    endpoint: EndpointView | None = None
+    listing: Listing
+    saved: bool
+
+
+class EndpointKeyReply(Ok):
+    name: str
+    stored: Literal[False] = False
+    key_variable: str
+    key_set: bool | None
+    message: str
+
+
+class EndpointsReply(Ok):
+    endpoints: list[EndpointView]
+    default_endpoint: str | None
+
+
+class EndpointSavedReply(Ok):
+    endpoint: EndpointView
+
+
+class RemovedReply(Ok):
+    removed: str
+    retired: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- models
+
+
+class ModelRegisterBody(Body):
+    served: str
+    endpoint: str
+    alias: str | None = None
+    context_window: int | None = None
+    max_output: int | None = None
+    role: str | None = None
+    ad_hoc: bool | None = None
+    vision: bool | None = None
+    tools: bool | None = None
+
+
+class ModelChangeBody(Body):
+    alias: str
+    new_alias: str | None = None
+    new_role: str | None = None
+    new_ad_hoc: bool | None = None
+
+
+class ModelOptionsBody(Body):
+    alias: str
+    max_tokens: int | None
+
+
+class RetireBody(Body):
+    alias: str
+    reason: str | None = None
+
+
+class AliasBody(Body):
+    alias: str
+
+
+class ModelView(BaseModel):
+    alias: str
+    served: str
+    endpoint: str
+    kind: Literal["chat", "decision"]
+    role: str
+    ad_hoc: bool
+    context_window: int | None
+    max_output: int | None
+    max_tokens: int | None
+    vision: bool | None
+    tools: bool | None
+    connection: str
+    status: str
+    why: str
+    retired: bool
+    retired_at: datetime | None = None
+    retired_why: str | None = None
+    retired_from: dict[str, list[str]] | None = None
+
+
+class ModelsReply(Ok):
+    models: list[ModelView]
+    renamed: dict[str, str]
+
+
+class ModelReply(Ok):
+    model: ModelView
+
+
+class RetiredReply(Ok):
+    retired: dict[str, Any]
+
+
+# ---------------------------------------------------------------- collections and settings
+
+
+class CollectionBody(Body):
+    name: str
+    members: list[str] | None = None
+    add: list[str] | None = Field(default=None, description="members to add after the others")
+    remove: list[str] | None = Field(default=None, description="members to take out")
+    description: str | None = None
+    shape: str | None = None
+    tags: list[str] | None = None
+    reply: Reply | None = None
+    merger: str | None = None
+
+
+class CollectionName(Body):
+    name: str
+
+
+class CollectionView(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    members: list[str]
+    shape: str
+    description: str
+    tags: list[str]
+    reply: Reply
+    merger: str
+    explorers: int
+    together: dict[str, Any]
+
+
+class Settings(BaseModel):
+    max_calls: int
+    max_explorers: int
+
+
+class CollectionsReply(Ok):
+    collections: list[CollectionView]
+    settings: Settings
+    shapes: list[str]
+    models: list[str]
+
+
+class CollectionReply(Ok):
+    collection: CollectionView
+
+
+class CollectionRemovedReply(Ok):
+    removed: str
+
+
+class SettingsBody(Body):
+    max_calls: int | None = None
+    max_explorers: int | None = None
+
+
+class SettingsReply(Ok):
+    settings: Settings
+
+
+# ---------------------------------------------------------------- limits (L-1)
+
+
+class LimitValues(Body):
+    rpm: int | None = None
+    rpd: int | None = None
+    tpm: int | None = None
+    tpd: int | None = None
+    rpmo: int | None = None
+
+
+class ConnectionLimitsBody(Body):
+    connection: str
+    limits: LimitValues
+
+
+class ModelLimitsBody(Body):
+    alias: str
+    limits: LimitValues
+
+
+class Limits(BaseModel):
+    rpm: int | None = None
+    rpd: int | None = None
+    tpm: int | None = None
+    tpd: int | None = None
+    rpmo: int | None = None
+
+
+class ConnectionRow(BaseModel):
+    name: str
+    models: list[str]
+    limits: Limits
+
+
+class ModelLimitRow(BaseModel):
+    alias: str
+    limits: Limits
+
+
+class ConnectionsReply(Ok):
+    keys: list[str]
+    connections: list[ConnectionRow]
+    models: list[ModelLimitRow]
+
+
+class LimitsReply(Ok):
+    scope: Literal["connection", "model"]
+    name: str
+    limits: Limits
+
+
+# ---------------------------------------------------------------- gateway keys (SEC-4)
+
+
+class KeyCreateBody(Body):
+    name: str
+    collections: list[str] | None = None
+    rpm: int | None = None
+
+
+class KeyName(Body):
+    name: str
+
+
+class KeyView(BaseModel):
+    name: str
+    hint: str
+    collections: list[str] | None
+    rpm: int | None
+    created: datetime
+    last_used: str | None
+
+
+class KeysReply(Ok):
+    required: bool
+    keys: list[KeyView]
+
+
+class KeyCreatedReply(Ok):
+    name: str
+    key: str = Field(description="shown once: only its SHA-256 is kept")
+    hint: str
+    collections: list[str] | None
+    rpm: int | None
+
+
+class KeyRevokedReply(Ok):
+    revoked: str
+
+
+# ---------------------------------------------------------------- status and change log
+
+
+class Onboarding(BaseModel):
+    running: bool
+    items: int
+
+
+class StatusReply(Ok):
+    version: str
+    gateway: str
+    data: str
+    models: int
+    decision_models: int
+    retired: int
+    collections: int
+    endpoints: int
+    default_endpoint: str | None
+    client: str
+    scheduler: str
+    scheduler_jobs: dict[str, bool]
+    auth: bool
+    keys_required: bool
+    gateway_keys: int
+    onboarding: Onboarding
+    config_seq: int
+
+
+class Change(BaseModel):
+    seq: int
+    at: datetime
+    by: str
+    kind: str
+    name: str
+    field: str
+    old: Any = None
+    new: Any = None
+
+
+class ChangesReply(Ok):
+    changes: list[Change]
+
+
+class LoginBody(Body):
+    token: str
+
+
+class RebuildReply(Ok):
+    model_config = ConfigDict(extra="allow")

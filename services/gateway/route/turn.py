@@ -1,0 +1,304 @@
+"""One route turn on the bus (RM-5, RM-6, RM-9): walk the members in order, relay the live one, record.
+
+The turn runs in a task of its own, apart from the HTTP request that asked for it: a client that hangs up
+stops nothing, and the turn is still recorded. The request reads `TurnRun` updates: `Pieces` as the live
+member's chunks pass its first piece, then `Done` or `Broke`. Each member is one relay (see `relay`); one
+that fails before its first piece is replaced by the next, invisibly; once one went live it is the turn's
+only member. When the turn is over the conversation record is brought forward (compare-and-set, so a
+concurrent turn is not lost), the client gets its end, and then the turn's record, the first-answer
+offload and the shadow seats go to the bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+import structlog
+from nats.aio.client import Client as NATS
+
+from services.gateway.ask import Ask
+from services.gateway.route.assemble import Chunk, MemberStream, TurnSummary
+from services.gateway.route.bench import (
+    first_answer_offload,
+    route_bench,
+    route_turn,
+    task_text,
+    turn_status,
+)
+from services.gateway.route.conversation import Conversation
+from services.gateway.route.eligibility import Eligibility
+from services.gateway.route.failover import Attempt, Failover, TurnFailure, silent
+from services.gateway.route.record import offload_event, route_call, shadow_calls, turn_event
+from services.gateway.route.relay import MemberRelay, relay_for
+from services.gateway.route.store import ConversationStore
+from services.gateway.route.upstream_request import upstream_body
+from shared import bus, subjects
+from shared.config_state import ConfigState
+from shared.events import EventBase
+from shared.ids import utcnow
+from shared.settings import GatewaySettings
+
+log = structlog.get_logger("gateway.route")
+
+# The caller runs the same first-piece window from when it accepted; the gateway's own watch (for a caller
+# that died) waits a little longer, so the caller's failure, with its reason, normally comes first.
+RELAY_MARGIN_S = 1.0
+
+
+@dataclass(frozen=True)
+class Pieces:
+    chunks: list[Chunk]
+    alias: str
+
+
+@dataclass(frozen=True)
+class Done:
+    summary: TurnSummary
+    bench: dict[str, Any]
+    alias: str
+
+
+@dataclass(frozen=True)
+class Broke:
+    status: int
+    message: str
+
+
+TurnUpdate = Pieces | Done | Broke
+
+
+class TurnRun:
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[TurnUpdate] = asyncio.Queue()
+        self.ended = False
+
+    def put(self, update: TurnUpdate) -> None:
+        self.ended = self.ended or isinstance(update, Done | Broke)
+        self._queue.put_nowait(update)
+
+    async def next(self) -> TurnUpdate:
+        return await self._queue.get()
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    """A turn ready to walk: its conversation (already in the table), order and the request's fields."""
+
+    ask: Ask
+    collection: str  # bench/<c>
+    key: str
+    conversation: Conversation
+    order: list[str]
+    eligibility: Eligibility
+    fields: dict[str, Any]
+    shadows: list[str]
+    started: float  # loop time
+    at: datetime
+
+
+@dataclass
+class Ending:
+    """How one member's attempt ended."""
+
+    kind: Literal["answered", "empty", "failed", "broke"]
+    error: str = ""
+    status: int | None = None
+    summary: TurnSummary | None = None
+    held: list[Chunk] = field(default_factory=list)
+
+
+@dataclass
+class Bus:
+    """What a turn needs of its gateway process."""
+
+    nc: NATS
+    config: ConfigState
+    settings: GatewaySettings
+    instance: str
+    store: ConversationStore
+
+
+class RouteTurnRun:
+    """One turn's walk; `run()` never raises: whatever happens, the request hears an end."""
+
+    def __init__(self, bus_: Bus, plan: TurnPlan, updates: TurnRun) -> None:
+        self.bus, self.plan, self.updates = bus_, plan, updates
+        self.failover = Failover(plan.collection, plan.order)
+        self.turn = plan.conversation.next_turn
+        self.loop = asyncio.get_running_loop()
+        self.turn_end = plan.started + bus_.settings.route_deadline_s
+        self.first_token_s: float | None = None
+
+    async def run(self) -> None:
+        structlog.contextvars.bind_contextvars(conversation=self.plan.conversation.id)
+        try:
+            await self._walk()
+        except Exception as exc:
+            why = f"{type(exc).__name__}: {exc}"
+            log.error("route_turn_failed", error=why[:500])
+            if not self.updates.ended:
+                self.updates.put(Broke(500, f"the route turn failed ({why[:300]})"))
+
+    async def _walk(self) -> None:
+        attempt = self.failover.current
+        ending = Ending("failed")
+        while attempt is not None:
+            ending = await self._attempt(attempt)
+            if ending.kind == "failed":
+                log.info("route_failed_over", alias=attempt.alias, error=ending.error[:300])
+                attempt = self.failover.failed(ending.error)
+            elif ending.kind == "empty":
+                attempt = self.failover.empty()
+                if attempt is None and self.failover.state == "answered_empty":
+                    break
+            else:
+                break
+        seconds = self.loop.time() - self.plan.started
+        if self.failover.state in ("live", "answered_empty") and ending.kind in ("answered", "empty"):
+            await self._answered(ending, seconds)
+        else:
+            await self._failed(ending, seconds)
+
+    async def _answered(self, ending: Ending, seconds: float) -> None:
+        assert ending.summary is not None and self.failover.current is not None
+        alias, summary = self.failover.current.alias, ending.summary
+        if ending.held:  # the last member's empty reply is its answer: what it sent goes out
+            self.updates.put(Pieces(ending.held, alias))
+        now = utcnow()
+        before, after = await self.bus.store.close_turn(
+            self.plan.key, self.plan.conversation, lambda c: c.after_turn(alias, self.plan.order, now))
+        skipped = self.plan.eligibility.skipped
+        bench = route_bench(after, alias, after.turns, self.failover.failed_over, skipped)
+        self.updates.put(Done(summary, bench, alias))
+        status = turn_status(summary, "")
+        log.info("route_turn_answered", alias=alias, turn=after.turns, status=status,
+                 seconds=round(seconds, 2), tried=self.failover.tried, tool_calls=len(summary.tool_calls))
+        await self._record(before, after, alias, status, seconds, summary, "")
+        await self._shadows(after, alias)
+
+    async def _failed(self, ending: Ending, seconds: float) -> None:
+        live = ending.kind == "broke"
+        failure: TurnFailure = (self.failover.part_way(ending.error, ending.status) if live
+                                else self.failover.failure())
+        self.updates.put(Broke(failure.status, failure.message))
+        alias = self.failover.current.alias if live and self.failover.current else ""
+        log.info("route_turn_failed", alias=alias, status=failure.status, error=failure.message[:300])
+        now = utcnow()
+        before, after = await self.bus.store.close_turn(
+            self.plan.key, self.plan.conversation, lambda c: c.after_turn("", self.plan.order, now))
+        await self._record(before, after, alias, "error", seconds, ending.summary if live else None,
+                           failure.message)
+
+    # ------------------------------------------------------------ one member
+
+    async def _attempt(self, attempt: Attempt) -> Ending:
+        config, settings = self.bus.config, self.bus.settings
+        member = self.plan.eligibility.member(attempt.alias)
+        endpoint = config.endpoints.get(member.endpoint)
+        if endpoint is None:
+            return Ending("failed", f"endpoint {member.endpoint!r} is not configured on this gateway")
+        if self.loop.time() >= self.turn_end:
+            return Ending("failed", f"the turn's {settings.route_deadline_s:g}s were over before its turn")
+        model = config.models.get(member.alias)
+        own = getattr(model, "max_tokens", None)
+        body = upstream_body(member.served, self.plan.ask.messages, self.plan.fields,
+                             {"max_tokens": own} if own else None, member.max_output)
+        relay = await MemberRelay(self.bus.nc, relay_for(self.bus.instance)).open()
+        try:
+            deadline = time.time() + (self.turn_end - self.loop.time())
+            call = route_call(self.plan.conversation, self.turn, attempt, member, endpoint,
+                              config.connection_of(member.alias), body, relay.relay,
+                              settings.route_first_piece_s, deadline)
+            refused = await relay.ask(call)
+            if refused:
+                return Ending("failed", refused)
+            return await self._follow(relay, attempt)
+        finally:
+            await relay.close()
+
+    async def _follow(self, relay: MemberRelay, attempt: Attempt) -> Ending:
+        window_s = self.bus.settings.route_first_piece_s
+        window_end = self.loop.time() + window_s + RELAY_MARGIN_S
+        stream = MemberStream()
+
+        def ended(error: str, status: int | None = None) -> Ending:
+            return Ending("broke" if stream.live else "failed", error, status, stream.summary())
+
+        while True:
+            until = self.turn_end if stream.assembly.anything else min(window_end, self.turn_end)
+            frame = await relay.next(until - self.loop.time())
+            if frame is None or isinstance(frame, str):
+                await relay.cancel()
+                if frame is None:
+                    deadline_s = self.bus.settings.route_deadline_s
+                    frame = f"no answer in {deadline_s:g}s" if stream.assembly.anything else silent(window_s)
+                return ended(frame)
+            if frame.kind == "chunk":
+                passed = stream.feed(frame.chunk or {})
+                if stream.error:
+                    await relay.cancel()
+                    return ended(stream.error)
+                if passed:
+                    if self.failover.state == "trying":
+                        self.failover.went_live()
+                        self.first_token_s = self.loop.time() - self.plan.started
+                    self.updates.put(Pieces(passed, attempt.alias))
+                continue
+            outcome = frame.outcome
+            if frame.kind == "fail" or outcome is None or outcome.status == "error":
+                error = outcome.error if outcome is not None else "the caller ended the call without a reason"
+                return ended(error or "the call failed", outcome.http_status if outcome else None)
+            if stream.live:
+                return Ending("answered", summary=stream.summary())
+            return Ending("empty", summary=stream.summary(), held=stream.release())
+
+    # ------------------------------------------------------------ afterwards
+
+    async def _record(
+        self, before: Conversation, after: Conversation, alias: str, status: Literal["ok", "empty", "error"],
+        seconds: float, summary: TurnSummary | None, error: str,
+    ) -> None:
+        task = task_text(self.plan.ask.messages)
+        record = route_turn(after, alias=alias, at=self.plan.at, task=task, status=status, seconds=seconds,
+                            first_token_s=self.first_token_s, summary=summary, tried=self.failover.tried,
+                            error=error)
+        out: list[EventBase] = [turn_event(record, self.bus.instance)]
+        offload = first_answer_offload(before, after, alias, task, status, seconds)
+        if offload is not None and summary is not None and status != "error":
+            member = self.plan.eligibility.member(alias)
+            connection = self.bus.config.connection_of(alias)
+            out.append(offload_event(offload, after, member, connection, summary, status, seconds,
+                                     self.bus.instance))
+        js = self.bus.nc.jetstream()
+        for event in out:
+            try:
+                await bus.publish_event(js, event)
+            except Exception as exc:  # the client has its answer; only the record is lost
+                log.error("route_record_lost", event=event.id, error=f"{type(exc).__name__}: {exc}"[:300])
+
+    async def _shadows(self, after: Conversation, alias: str) -> None:
+        """Issue 4 (7): the collection's shadow members answer the same turn in the background, as seats
+        with purpose `shadow`; the agent has its answer already and never waits on them."""
+        config, settings = self.bus.config, self.bus.settings
+        chosen = []
+        for shadow in dict.fromkeys(self.plan.shadows):
+            model = config.models.get(shadow)
+            endpoint = config.endpoints.get(model.endpoint) if model else None
+            if model is not None and endpoint is not None and shadow != alias:
+                chosen.append((model, endpoint, config.connection_of(shadow)))
+        if not chosen:
+            return
+        task = f"{task_text(self.plan.ask.messages)} ({after.collection}:route)"
+        calls = shadow_calls(after, after.turns, chosen, self.plan.ask.messages, self.plan.fields, task,
+                             time.time() + settings.seat_deadline_s, settings.seat_deadline_s)
+        js = self.bus.nc.jetstream()
+        for call in calls:
+            try:
+                await js.publish(subjects.call_subject(call.call), call.model_dump_json().encode(),
+                                 headers={"Nats-Msg-Id": f"call:{call.call}"})
+            except Exception as exc:
+                log.error("shadow_not_queued", call=call.call, error=f"{type(exc).__name__}: {exc}"[:300])

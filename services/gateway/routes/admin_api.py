@@ -1,0 +1,9 @@
+"""The admin JSON API (H-D1..H-D3 as our own API under `/api/`), one router per subject, each documented in
+the OpenAPI schema with its request and reply bodies."""
+
+from __future__ import annotations
+
+from services.gateway.routes import admin_config, admin_endpoints, admin_keys, admin_login, admin_models
+
+ADMIN_ROUTERS = (admin_config.router, admin_models.router, admin_endpoints.router, admin_keys.router,
+                 admin_login.router)

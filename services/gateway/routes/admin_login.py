@@ -1,0 +1,54 @@
+"""Logging in to the admin pages (H-D1, SEC-3): `POST /login {"token"}` sets a session cookie that holds an
+HMAC of an expiry, never the token; `GET /login` is the form (or a redirect home when no token is set)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from services.gateway.access import same_secret, session_cookie
+from services.gateway.admin.schemas import REFUSALS, LoginBody, Ok
+from services.gateway.routes.admin_base import AdminRoute, context
+
+router = APIRouter(route_class=AdminRoute, tags=["login"])
+
+PAGE = """<!doctype html><meta charset="utf-8"><title>Benchwarmers: sign in</title>
+<form id="f"><label>Admin token <input type="password" id="t" autofocus></label>
+<button>Sign in</button></form>
+<p id="m"></p>
+<script>
+document.getElementById("f").onsubmit = async (e) => {
+  e.preventDefault();
+  const r = await fetch("/login", {method: "POST", headers: {"Content-Type": "application/json"},
+                                   body: JSON.stringify({token: document.getElementById("t").value})});
+  if (r.ok) { location.href = "/"; return; }
+  document.getElementById("m").textContent = (await r.json()).errors[0];
+};
+</script>"""
+
+
+def token_of(request: Request) -> str | None:
+    settings = context(request).settings
+    return settings.admin_token.get_secret_value() if settings.admin_token else None
+
+
+@router.get("/login", response_class=HTMLResponse, include_in_schema=False)
+async def login_page(request: Request) -> Response:
+    if not token_of(request):
+        return RedirectResponse("/", status_code=303)
+    return HTMLResponse(PAGE, headers={"Cache-Control": "no-store"})
+
+
+@router.post("/login", response_model=Ok, responses=REFUSALS)
+async def login(body: LoginBody, request: Request) -> Any:
+    """Trade the admin token for a session cookie (HttpOnly, SameSite=Strict, seven days)."""
+    token = token_of(request)
+    if not token or not same_secret(body.token, token):
+        return JSONResponse({"ok": False, "errors": ["that is not the admin token"]}, status_code=401)
+    secure = context(request).settings.public_url.lower().startswith("https://")
+    return JSONResponse({"ok": True}, headers={"Set-Cookie": session_cookie(token, time.time(), secure),
+                                               "Cache-Control": "no-store"})

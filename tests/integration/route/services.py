@@ -1,0 +1,141 @@
+"""Real service processes (`python -m services.<name>`) on a test's NATS, and the gateway's route side in
+the test's own process, so a route turn crosses the bus exactly as it does in production."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from services.gateway.admin.writer import ConfigWriter
+from services.gateway.ask import Ask
+from services.gateway.context import GatewayContext
+from services.gateway.formats.openai_chat import OpenAIChat
+from services.gateway.panel.resolve import resolve
+from services.gateway.panel.runner import PanelRunner
+from services.gateway.route.transport import AsSent, RouteTransport
+from services.gateway.route.turn import Broke, Done, Pieces, TurnPlan, TurnUpdate
+from shared import bus, subjects
+from shared.config_state import ConfigState
+from shared.events import EventBase, decode_event
+from shared.settings import GatewaySettings
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class ServiceProcess:
+    """One service as a real process with its own log file, stopped by PID."""
+
+    def __init__(self, service: str, nats_url: str, home: Path, env: dict[str, str] | None = None) -> None:
+        self.service = service
+        self.log_path = home / "logs" / f"{service}.log"
+        self.env = {**os.environ, "NATS_URL": nats_url, "BENCHWARMERS_HOME": str(home),
+                    "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def start(self, timeout: float = 30.0) -> ServiceProcess:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as out:
+            self.proc = subprocess.Popen([sys.executable, "-m", f"services.{self.service}"], cwd=ROOT,
+                                         env=self.env, stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=subprocess.STDOUT, start_new_session=True)
+        end = time.monotonic() + timeout
+        while "service_ready" not in self.log():
+            if self.proc.poll() is not None or time.monotonic() > end:
+                self.stop()
+                raise RuntimeError(f"{self.service} did not start:\n{self.log()[-3000:]}")
+            time.sleep(0.05)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.kill(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout)
+
+
+@dataclass
+class Gateway:
+    """A gateway replica's route side: its own bus connection, config fold and route transport."""
+
+    ctx: GatewayContext
+    transport: RouteTransport
+
+    @classmethod
+    async def open(cls, nats_url: str, instance: str, settings: GatewaySettings) -> Gateway:
+        nc = await bus.connect(nats_url, instance)
+        js = nc.jetstream()
+        await bus.provision(js)
+        config = ConfigState()
+        projection = bus.Projection(js, subjects.CONFIG, config.apply, name=f"{instance}-config")
+        await projection.start()
+        ctx = GatewayContext(settings=settings, instance=instance, nc=nc, js=js, config=config,
+                             projection=projection, panels=PanelRunner(nc, config, settings, instance),
+                             writer=ConfigWriter(js, projection, config), started_at="")
+        return cls(ctx, RouteTransport(ctx))
+
+    async def close(self) -> None:
+        if self.transport.running:
+            await asyncio.wait(set(self.transport.running), timeout=10)
+        await self.ctx.projection.stop()
+        await self.ctx.nc.close()
+
+    async def configure(self, *events: EventBase) -> None:
+        """Publish config events and wait until this replica folded them."""
+        seq = 0
+        for event in events:
+            seq = await bus.publish_event(self.ctx.js, event)
+        await self.ctx.projection.wait_for(seq)
+
+    def ask(self, body: dict[str, Any]) -> Ask:
+        return OpenAIChat().parse(body, {})
+
+    async def turn(self, body: dict[str, Any], within: float = 30.0) -> tuple[TurnPlan, list[TurnUpdate]]:
+        """One turn of an OpenAI chat request, start to end: its plan and every update it gave."""
+        ask = self.ask(body)
+        plan = await self.transport.prepare(ask, resolve(ask, self.ctx.config.collections), AsSent(body))
+        run = self.transport.start(plan)
+        updates: list[TurnUpdate] = []
+        while not updates or not isinstance(updates[-1], Done | Broke):
+            updates.append(await asyncio.wait_for(run.next(), within))
+        return plan, updates
+
+
+def relayed(updates: list[TurnUpdate]) -> list[dict[str, Any]]:
+    return [chunk for u in updates if isinstance(u, Pieces) for chunk in u.chunks]
+
+
+async def stored(nc: bus.NATS, subject: str, wanted: set[str], within: float = 15.0) -> dict[str, Any]:
+    """The events with the wanted ids on `subject`, read back from the stream (waiting for late ones)."""
+    js = nc.jetstream()
+    found: dict[str, Any] = {}
+    end = time.monotonic() + within
+    while True:
+        sub = await js.subscribe(subject, ordered_consumer=True)
+        try:
+            while True:
+                try:
+                    msg = await sub.next_msg(timeout=0.3)
+                except TimeoutError:
+                    break
+                event = decode_event(msg.data)
+                if event.id in wanted:
+                    found[event.id] = event
+        finally:
+            await sub.unsubscribe()
+        if set(found) == wanted or time.monotonic() > end:
+            return found
+        await asyncio.sleep(0.2)
