@@ -18,7 +18,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy shared services cli
+	$(VENV)/bin/mypy shared services cli benchmarks
 
 lock: $(PY)
 	@test -x $(VENV)/bin/uv || $(PY) -m pip install -q uv

@@ -16,37 +16,79 @@ import time
 import aiohttp
 
 
-async def worker(session: aiohttp.ClientSession, url: str, body: bytes, end: float, count: list[int],
-                 latencies: list[float], errors: list[str]) -> None:
-    headers = {"Content-Type": "application/json"}
+class Tally:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.first_byte: list[float] = []
+        self.marked: list[float] = []
+        self.errors: list[str] = []
+
+
+async def one(
+    session: aiohttp.ClientSession, url: str, body: bytes, marker: bytes | None, tally: Tally
+) -> None:
+    """One request; with a marker, also when the first byte and the first byte string `marker` arrived."""
+    start = time.perf_counter()
+    first = seen = None
+    tail = b""
+    async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as resp:
+        async for chunk in resp.content.iter_any():
+            now = time.perf_counter()
+            first = first or now
+            if marker is not None and seen is None:
+                if marker in tail + chunk:
+                    seen = now
+                tail = (tail + chunk)[-len(marker) :]
+        if resp.status != 200:
+            tally.errors.append(f"HTTP {resp.status}")
+            return
+    tally.latencies.append(time.perf_counter() - start)
+    if marker is not None:
+        tally.first_byte.append((first or start) - start)
+        if seen is None:
+            tally.errors.append("marker never seen")
+        else:
+            tally.marked.append(seen - start)
+
+
+async def worker(
+    session: aiohttp.ClientSession,
+    url: str,
+    body: bytes,
+    end: float,
+    count: list[int],
+    marker: bytes | None,
+    tally: Tally,
+) -> None:
     while time.monotonic() < end and count[0] > 0:
         count[0] -= 1
-        start = time.perf_counter()
         try:
-            async with session.post(url, data=body, headers=headers) as resp:
-                await resp.read()
-                if resp.status != 200:
-                    errors.append(f"HTTP {resp.status}")
-                    continue
+            await one(session, url, body, marker, tally)
         except Exception as exc:
-            errors.append(type(exc).__name__)
-            continue
-        latencies.append(time.perf_counter() - start)
+            tally.errors.append(type(exc).__name__)
 
 
-async def run(url: str, body: bytes, concurrency: int, seconds: float, requests: int) -> dict[str, object]:
-    latencies: list[float] = []
-    errors: list[str] = []
+async def run(
+    url: str, body: bytes, concurrency: int, seconds: float, requests: int, marker: bytes | None = None
+) -> dict[str, object]:
+    tally = Tally()
     count = [requests]
     connector = aiohttp.TCPConnector(limit=0, force_close=False)
     timeout = aiohttp.ClientTimeout(total=600)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
         start = time.perf_counter()
         end = time.monotonic() + seconds
-        await asyncio.gather(*(worker(session, url, body, end, count, latencies, errors)
-                               for _ in range(concurrency)))
+        await asyncio.gather(
+            *(worker(session, url, body, end, count, marker, tally) for _ in range(concurrency))
+        )
         wall = time.perf_counter() - start
-    return {"latencies": latencies, "errors": errors, "wall": wall}
+    return {
+        "latencies": tally.latencies,
+        "first_byte": tally.first_byte,
+        "marked": tally.marked,
+        "errors": tally.errors,
+        "wall": wall,
+    }
 
 
 def main() -> None:
@@ -56,8 +98,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--requests", type=int, default=10**9, help="stop after this many requests")
+    parser.add_argument("--marker", help="also time the first byte and the first occurrence of this text")
     args = parser.parse_args()
-    result = asyncio.run(run(args.url, args.body.encode(), args.concurrency, args.seconds, args.requests))
+    marker = args.marker.encode() if args.marker else None
+    result = asyncio.run(
+        run(args.url, args.body.encode(), args.concurrency, args.seconds, args.requests, marker)
+    )
     json.dump(result, sys.stdout)
 
 

@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,19 +23,29 @@ import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
 
 from cli.stack import Stack
 from shared import bus
-from shared.events import PanelSeated, SeatCompleted, SeatPlan
+from shared.events import EventBase, PanelSeated, SeatCompleted, SeatPlan
 from shared.natsserver import free_port
 from tests.fakes.provider import FakeProvider
 
 MEMBERS = ["alpha-7b", "bravo-8b", "charlie-9b"]
 EXPLORERS = ["delta-10b", "echo-11b", "foxtrot-12b", "golf-13b", "hotel-14b"]
 BODY = json.dumps({"model": "bench/core", "messages": [{"role": "user", "content": "Name one benchmark."}]})
+ANTHROPIC_BODY = json.dumps(
+    {
+        "model": "bench/core",
+        "max_tokens": 512,
+        "stream": True,
+        "messages": [{"role": "user", "content": "Name one benchmark."}],
+    }
+)
+SECTION_MARKER = "## "  # a seat's section starts with `## <label> — <alias>` (P-13)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -47,24 +56,45 @@ def pct(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def load(url: str, body: str, concurrency: int, seconds: float, requests: int = 10**9) -> dict[str, object]:
-    out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.loadgen", url, "--body", body, "--concurrency", str(concurrency),
-         "--seconds", str(seconds), "--requests", str(requests)],
-        check=True, capture_output=True, text=True,
-    )
-    result: dict[str, object] = json.loads(out.stdout)
+def load(
+    url: str, body: str, concurrency: int, seconds: float, requests: int = 10**9, marker: str | None = None
+) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.loadgen",
+        url,
+        "--body",
+        body,
+        "--concurrency",
+        str(concurrency),
+        "--seconds",
+        str(seconds),
+        "--requests",
+        str(requests),
+    ]
+    if marker:
+        cmd += ["--marker", marker]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(out.stdout)
     return result
 
 
-def summary(result: dict[str, object]) -> dict[str, float]:
-    lat = [x * 1000 for x in result["latencies"]]  # type: ignore[union-attr]
+def summary(result: dict[str, Any]) -> dict[str, float]:
+    lat = [x * 1000 for x in result["latencies"]]
     errors = result["errors"]
-    return {
-        "n": len(lat), "errors": len(errors),  # type: ignore[arg-type]
-        "p50_ms": pct(lat, 0.5), "p95_ms": pct(lat, 0.95),
-        "rate_per_s": len(lat) / float(result["wall"]),  # type: ignore[arg-type]
+    out = {
+        "n": len(lat),
+        "errors": len(errors),
+        "p50_ms": pct(lat, 0.5),
+        "p95_ms": pct(lat, 0.95),
+        "rate_per_s": len(lat) / float(result["wall"]),
     }
+    for key in ("first_byte", "marked"):
+        values = [x * 1000 for x in result.get(key) or []]
+        if values:
+            out[f"{key}_p50_ms"], out[f"{key}_p95_ms"] = pct(values, 0.5), pct(values, 0.95)
+    return out
 
 
 def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
@@ -107,6 +137,7 @@ class RssSampler:
 
 def configure(url: str, base: str) -> None:
     with httpx.Client(base_url=url, timeout=30) as client:
+
         def post(path: str, body: dict[str, object]) -> None:
             resp = client.post(path, json=body)
             if resp.status_code != 200:
@@ -127,19 +158,57 @@ async def seed_ledger(nats_url: str, seats: int) -> float:
     pending = []
     for i in range(seats // 5):
         panel = f"p20260101-{i // 10000:06d}-{i % 10000:04x}"
-        plans = [SeatPlan(call=f"{panel}.member{k + 1}", seat="member", alias=aliases[(i + k) % len(aliases)],
-                          served=aliases[(i + k) % len(aliases)], endpoint="fake", connection="fake")
-                 for k in range(5)]
+        plans = [
+            SeatPlan(
+                call=f"{panel}.member{k + 1}",
+                seat="member",
+                alias=aliases[(i + k) % len(aliases)],
+                served=aliases[(i + k) % len(aliases)],
+                endpoint="fake",
+                connection="fake",
+            )
+            for k in range(5)
+        ]
         at = datetime(2026, 1, 1, tzinfo=UTC)
-        events = [PanelSeated(id=f"seated:{panel}", at=at, panel=panel, collection="bench/core", shape="general",
-                              shape_by="seed", seats=plans)]
-        events += [SeatCompleted(id=f"seat:{p.call}", at=at, call=p.call, panel=panel, seat="member",
-                                 alias=p.alias, served=p.served, endpoint="fake", connection="fake",
-                                 task="seeded (bench/core, general)", status="ok", seconds=0.2,
-                                 answer="seeded answer " * 10, tokens_in=10, tokens_out=30) for p in plans]
+        events: list[EventBase] = [
+            PanelSeated(
+                id=f"seated:{panel}",
+                at=at,
+                panel=panel,
+                collection="bench/core",
+                shape="general",
+                shape_by="seed",
+                seats=plans,
+            )
+        ]
+        events += [
+            SeatCompleted(
+                id=f"seat:{p.call}",
+                at=at,
+                call=p.call,
+                panel=panel,
+                seat="member",
+                alias=p.alias,
+                served=p.served,
+                endpoint="fake",
+                connection="fake",
+                task="seeded (bench/core, general)",
+                status="ok",
+                seconds=0.2,
+                answer="seeded answer " * 10,
+                tokens_in=10,
+                tokens_out=30,
+            )
+            for p in plans
+        ]
         for event in events:
-            pending.append(js.publish_async(event.subject(), event.model_dump_json(by_alias=True).encode(),
-                                            headers={"Nats-Msg-Id": event.id}))
+            pending.append(
+                js.publish_async(
+                    event.subject(),
+                    event.model_dump_json(by_alias=True).encode(),
+                    headers={"Nats-Msg-Id": event.id},
+                )
+            )
         if len(pending) > 5000:
             await asyncio.gather(*pending)
             pending.clear()
@@ -156,7 +225,9 @@ async def seed_ledger(nats_url: str, seats: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--latency-ms", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=15.0, help="length of each throughput run")
     parser.add_argument("--samples", type=int, default=60, help="requests in each concurrency-1 run")
@@ -167,7 +238,7 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="bench-home-"))
     provider = FakeProvider(models={m: {"latency_ms": args.latency_ms} for m in MEMBERS + EXPLORERS}).start()
     stack = Stack(home=home, port=free_port(), replicas={"caller": args.callers}).start()
-    report: dict[str, object] = {"latency_ms": args.latency_ms, "callers": args.callers}
+    report: dict[str, Any] = {"latency_ms": args.latency_ms, "callers": args.callers}
     try:
         configure(stack.url, provider.base_url)
         direct_url = provider.base_url + "/chat/completions"
@@ -182,24 +253,51 @@ def main() -> None:
             panel1 = summary(load(panel_url, BODY, 1, 600, args.samples))
             direct128 = summary(load(direct_url, direct_body, 128, args.seconds))
             panel32 = summary(load(panel_url, BODY, 32, args.seconds))
+            direct_stream32 = summary(
+                load(
+                    direct_url,
+                    json.dumps({**json.loads(direct_body), "stream": True}),
+                    32,
+                    args.seconds,
+                    marker="data:",
+                )
+            )
+            anthropic32 = summary(
+                load(stack.url + "/v1/messages", ANTHROPIC_BODY, 32, args.seconds, marker=SECTION_MARKER)
+            )
             cpu0 = cpu_seconds(pids)
             panel128 = summary(load(panel_url, BODY, 128, args.seconds))
             cpu1 = cpu_seconds(pids)
-            seeded_s = asyncio.run(seed_ledger(stack.nats_url or "", args.seed_seats)) if args.seed_seats else 0.0
+            seeded_s = (
+                asyncio.run(seed_ledger(stack.nats_url or "", args.seed_seats)) if args.seed_seats else 0.0
+            )
             direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
         over = panel1["p50_ms"] - direct1["p50_ms"]
         over_b = panel1b["p50_ms"] - direct1b["p50_ms"]
-        report.update({
-            "direct_c1": direct1, "panel_c1": panel1, "direct_c128": direct128, "panel_c32": panel32,
-            "panel_c128": panel128, "direct_c1_seeded": direct1b, "panel_c1_seeded": panel1b,
-            "overhead_p50_ms": over, "overhead_p95_ms": panel1["p95_ms"] - direct1["p95_ms"],
-            "overhead_p50_ms_seeded": over_b, "seeded_seats": args.seed_seats, "seed_seconds": seeded_s,
-            "overhead_ratio_seeded": over_b / over if over > 0 else float("nan"),
-            "peak_rss_mb": {k: round(v / 2**20, 1) for k, v in rss.peak.items()},
-            "cpu_ms_per_panel_c128": {k: round(1000 * (cpu1[k] - cpu0[k]) / max(1, panel128["n"]), 2)
-                                      for k in pids},
-        })
+        report.update(
+            {
+                "direct_c1": direct1,
+                "panel_c1": panel1,
+                "direct_c128": direct128,
+                "panel_c32": panel32,
+                "panel_c128": panel128,
+                "direct_stream_c32": direct_stream32,
+                "anthropic_stream_c32": anthropic32,
+                "direct_c1_seeded": direct1b,
+                "panel_c1_seeded": panel1b,
+                "overhead_p50_ms": over,
+                "overhead_p95_ms": panel1["p95_ms"] - direct1["p95_ms"],
+                "overhead_p50_ms_seeded": over_b,
+                "seeded_seats": args.seed_seats,
+                "seed_seconds": seeded_s,
+                "overhead_ratio_seeded": over_b / over if over > 0 else float("nan"),
+                "peak_rss_mb": {k: round(v / 2**20, 1) for k, v in rss.peak.items()},
+                "cpu_ms_per_panel_c128": {
+                    k: round(1000 * (cpu1[k] - cpu0[k]) / max(1, panel128["n"]), 2) for k in pids
+                },
+            }
+        )
     finally:
         stack.stop()
         provider.stop()
@@ -211,24 +309,45 @@ def main() -> None:
     print(f"\nfull report: {path}")
 
 
-def print_report(r: dict[str, object]) -> None:
+def print_report(r: dict[str, Any]) -> None:
     def row(label: str, s: dict[str, float]) -> str:
-        return (f"  {label:<34} n={s['n']:<6.0f} p50={s['p50_ms']:8.1f} ms  p95={s['p95_ms']:8.1f} ms  "
-                f"rate={s['rate_per_s']:7.1f}/s  errors={s['errors']:.0f}")
+        return (
+            f"  {label:<36} n={s['n']:<6.0f} p50={s['p50_ms']:8.1f} ms  p95={s['p95_ms']:8.1f} ms  "
+            f"rate={s['rate_per_s']:7.1f}/s  errors={s['errors']:.0f}"
+        )
 
-    print(f"\nBenchwarmers panel benchmark (provider latency {r['latency_ms']} ms, 3 members + 2 explorers, "
-          f"{r['callers']} callers, {os.cpu_count()} cores)")
-    for key, label in [("direct_c1", "direct to provider, c=1 (baseline)"), ("panel_c1", "panel, c=1"),
-                       ("direct_c128", "direct to provider, c=128 (client)"), ("panel_c32", "panel, c=32"),
-                       ("panel_c128", "panel, c=128"), ("direct_c1_seeded", "direct, c=1, after seeding"),
-                       ("panel_c1_seeded", "panel, c=1, after seeding")]:
-        print(row(label, r[key]))  # type: ignore[arg-type]
-    print(f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms (panel − direct, c=1)")
-    print(f"  overhead p50 after {r['seeded_seats']} seats in the ledger: {r['overhead_p50_ms_seeded']:.1f} ms "
-          f"(ratio {r['overhead_ratio_seeded']:.2f}; seeding took {r['seed_seconds']:.1f} s)")
-    print("  CPU ms per panel at c=128: "
-          + ", ".join(f"{k} {v}" for k, v in r["cpu_ms_per_panel_c128"].items()))  # type: ignore[attr-defined]
-    print("  peak RSS (MB): " + ", ".join(f"{k} {v}" for k, v in r["peak_rss_mb"].items()))  # type: ignore[attr-defined]
+    print(
+        f"\nBenchwarmers panel benchmark (provider latency {r['latency_ms']} ms, 3 members + 2 explorers, "
+        f"{r['callers']} callers, {os.cpu_count()} cores)"
+    )
+    for key, label in [
+        ("direct_c1", "direct to provider, c=1 (baseline)"),
+        ("panel_c1", "panel, c=1"),
+        ("direct_c128", "direct to provider, c=128 (client)"),
+        ("panel_c32", "panel, c=32"),
+        ("panel_c128", "panel, c=128"),
+        ("direct_c1_seeded", "direct, c=1, after seeding"),
+        ("panel_c1_seeded", "panel, c=1, after seeding"),
+    ]:
+        print(row(label, r[key]))
+    d, a = r["direct_stream_c32"], r["anthropic_stream_c32"]
+    print(
+        f"  streamed, c=32: provider first token p50 {d['first_byte_p50_ms']:.1f} ms "
+        f"(p95 {d['first_byte_p95_ms']:.1f}); Anthropic panel first byte p50 {a['first_byte_p50_ms']:.1f} ms "
+        f"(p95 {a['first_byte_p95_ms']:.1f}), first seat section p50 {a['marked_p50_ms']:.1f} ms "
+        f"(p95 {a['marked_p95_ms']:.1f}), errors {a['errors']:.0f}"
+    )
+    print(
+        f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms"
+        " (panel − direct, c=1)"
+    )
+    print(
+        f"  overhead p50 after {r['seeded_seats']} seats in the ledger: {r['overhead_p50_ms_seeded']:.1f} ms "
+        f"(ratio {r['overhead_ratio_seeded']:.2f}; seeding took {r['seed_seconds']:.1f} s)"
+    )
+    cpu = r["cpu_ms_per_panel_c128"]
+    print("  CPU ms per panel at c=128: " + ", ".join(f"{k} {v}" for k, v in cpu.items()))
+    print("  peak RSS (MB): " + ", ".join(f"{k} {v}" for k, v in r["peak_rss_mb"].items()))
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def add(
     alias: Annotated[str | None, typer.Option(help="Alias on the bench (server derives one).")] = None,
     context_window: Annotated[int | None, typer.Option(min=1, help="Context window in tokens.")] = None,
     max_output: Annotated[int | None, typer.Option(min=1, help="Most output tokens per call.")] = None,
-    role: Annotated[str | None, typer.Option(help="Role: general, code, light, vision, image, decision.")] = None,
+    role: Annotated[str | None, typer.Option(help="general, code, light, vision, image or decision.")] = None,
     ad_hoc: Annotated[bool, typer.Option("--ad-hoc", help="Only called when asked for by name.")] = False,
     vision: Annotated[bool | None, typer.Option("--vision/--no-vision", help="Reads images.")] = None,
     tools: Annotated[bool | None, typer.Option("--tools/--no-tools", help="Calls tools.")] = None,
