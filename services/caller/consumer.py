@@ -132,7 +132,7 @@ class CallConsumer:
         if time.time() >= call.deadline:
             log.info("call_expired", delivered=delivered)
             return [seat_expired(call, self.instance)]
-        log.info("call_started", alias=call.alias, endpoint=call.endpoint, delivered=delivered,
+        log.debug("call_started", alias=call.alias, endpoint=call.endpoint, delivered=delivered,
                  instance=self.instance)
         report = await self.upstream.call(call)
         completed = seat_completed(call, report, self.instance)

@@ -106,7 +106,7 @@ class Gathering:
         if seat is None or done.call in self.results:
             return
         self.results[done.call] = done
-        log.info("seat_landed", call=done.call, status=done.status, seconds=done.seconds)
+        log.debug("seat_landed", call=done.call, status=done.status, seconds=done.seconds)
         if self.run is not None:
             self.run.put(Landed(seat, done))
 
@@ -210,9 +210,10 @@ class PanelRunner:
         """One round: every chair asked `question` at once, each answer gathered as it lands, an error for
         each chair still silent at the deadline."""
         seats = Gathering(run, {seat.call: seat for seat in chairs})
+        # No flush needed: the server handles this connection's SUB before its later PUBs of the calls, so
+        # the subscription is live before any caller can see a call, let alone answer it.
         sub = await self.nc.subscribe(subjects.seats_of_panel(plan.panel), cb=seats.on_msg)
         try:
-            await self.nc.flush()
             started = time.monotonic()
             for failed in await self._queue_calls(plan, chairs, question):
                 seats.land(await self._record(failed))

@@ -205,7 +205,8 @@ async def test_a_caller_killed_mid_call_loses_nothing(
 ) -> None:
     """Invariant 3: the seat completes through the other caller, and exactly one SeatCompleted is stored."""
     provider.set_model("s-slow", latency_ms=3000)
-    first, second = callers(caller_env()), callers(caller_env())
+    debug = {**caller_env(), "BENCH_LOG_LEVEL": "DEBUG"}  # `call_started` tells which caller holds the call
+    first, second = callers(debug), callers(debug)
     call = seat_call(provider, "s-slow")
     await send(nc, call)
     await wait_until(lambda: [r for r in provider.requests() if r["body"]["model"] == "s-slow"])
