@@ -80,7 +80,7 @@ class LedgerSettings(BusSettings):
     db_path: Path | None = None
     batch_max: int = 5000
     # How long the fold gathers events into one transaction while nobody waits on it.
-    linger_s: float = 0.25
+    linger_s: float = 1.0
 
     def database(self) -> Path:
         return self.db_path or (self.home / "ledger.duckdb")
