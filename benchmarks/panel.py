@@ -6,7 +6,10 @@ explorers (5 seats a panel), then measures with `loadgen` in a separate process:
   * panel latency at concurrency 1 → overhead = panel − direct (p50, p95),
   * panels per second, p95 and errors at concurrency 32 and 128,
   * overhead again after 100,000 seats are already in the ledger and the seater's memory,
-  * each process's peak RSS.
+  * a streamed Anthropic panel at concurrency 32: first byte and first seat section vs the provider's own
+    first token,
+  * route mode, streamed, at concurrency 1 and 32: time to first byte vs the provider's own,
+  * each process's peak RSS and CPU per panel.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ ANTHROPIC_BODY = json.dumps(
         "messages": [{"role": "user", "content": "Name one benchmark."}],
     }
 )
+# A route conversation is keyed by its first user message (RM-4): one fixed conversation, turn after turn.
+ROUTE_MESSAGES = [{"role": "user", "content": "Name one benchmark."}]
 SECTION_MARKER = "## "  # a seat's section starts with `## <label> — <alias>` (P-13)
 
 
@@ -265,6 +270,15 @@ def main() -> None:
             anthropic32 = summary(
                 load(stack.url + "/v1/messages", ANTHROPIC_BODY, 32, args.seconds, marker=SECTION_MARKER)
             )
+            stream_body = json.dumps({**json.loads(direct_body), "stream": True})
+            route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
+            route_ttfb = {
+                f"c{c}": {
+                    "direct": summary(load(direct_url, stream_body, c, args.seconds, args.samples, "data:")),
+                    "route": summary(load(panel_url, route_body, c, args.seconds, args.samples, "data:")),
+                }
+                for c in (1, 32)
+            }
             cpu0 = cpu_seconds(pids)
             panel128 = summary(load(panel_url, BODY, 128, args.seconds))
             cpu1 = cpu_seconds(pids)
@@ -284,6 +298,7 @@ def main() -> None:
                 "panel_c128": panel128,
                 "direct_stream_c32": direct_stream32,
                 "anthropic_stream_c32": anthropic32,
+                "route_ttfb": route_ttfb,
                 "direct_c1_seeded": direct1b,
                 "panel_c1_seeded": panel1b,
                 "overhead_p50_ms": over,
@@ -337,6 +352,15 @@ def print_report(r: dict[str, Any]) -> None:
         f"(p95 {a['first_byte_p95_ms']:.1f}), first seat section p50 {a['marked_p50_ms']:.1f} ms "
         f"(p95 {a['marked_p95_ms']:.1f}), errors {a['errors']:.0f}"
     )
+    for c, pair in r["route_ttfb"].items():
+        d, t = pair["direct"], pair["route"]
+        over50 = t["first_byte_p50_ms"] - d["first_byte_p50_ms"]
+        print(
+            f"  route mode, streamed, {c}: first byte p50 {t['first_byte_p50_ms']:.1f} ms (p95 "
+            f"{t['first_byte_p95_ms']:.1f}) vs provider {d['first_byte_p50_ms']:.1f} (p95 "
+            f"{d['first_byte_p95_ms']:.1f}): overhead p50 {over50:.1f} ms, "
+            f"p95 {t['first_byte_p95_ms'] - d['first_byte_p95_ms']:.1f} ms, errors {t['errors']:.0f}"
+        )
     print(
         f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms"
         " (panel − direct, c=1)"

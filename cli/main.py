@@ -13,7 +13,20 @@ import typer
 from typer.core import TyperGroup
 
 from cli.args import hoist_globals
-from cli.commands import collection, endpoint, ledger, model, status, up
+from cli.commands import (
+    ask,
+    changes,
+    collection,
+    endpoint,
+    keys,
+    ledger,
+    limits,
+    model,
+    settings,
+    status,
+    up,
+    verdict,
+)
 from cli.errors import CliError
 from cli.output import fail_lines
 from cli.session import Session
@@ -87,10 +100,22 @@ def root(
 
 
 app.command("up")(up.up)
+app.command("down")(up.down)
 app.command("status")(status.status)
-app.add_typer(endpoint.app, name="endpoint")
+app.command("ask")(ask.ask)
+app.command("verdict")(verdict.verdict)
+app.command("pending")(verdict.pending)
+app.command("models")(model.models)
+app.command("collections")(collection.collections)
+app.command("endpoints")(endpoint.endpoints)
+app.command("keys")(keys.keys)
+app.command("changes")(changes.changes)
 app.add_typer(model.app, name="model")
 app.add_typer(collection.app, name="collection")
+app.add_typer(endpoint.app, name="endpoint")
+app.add_typer(keys.app, name="key")
+app.add_typer(settings.app, name="settings")
+app.add_typer(limits.app, name="limits")
 app.add_typer(ledger.app, name="ledger")
 
 

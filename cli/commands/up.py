@@ -3,17 +3,58 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import typer
 
+from cli.errors import CliError
 from cli.output import say, stdout
 from cli.settings import UpSettings
 from cli.stack import Stack
 
 SUPERVISE_EVERY_S = 0.5
+PID_FILE = "bench-up.pid"
+DOWN_WAIT_S = 60.0
+
+
+def alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for its parent to reap it (Linux says so in /proc)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def running_pid(home: Path) -> int | None:
+    """The pid of the `bench up` serving this data folder, if one still runs."""
+    try:
+        pid = int((home / PID_FILE).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if alive(pid) else None
+
+
+@contextlib.contextmanager
+def pid_file(home: Path) -> Iterator[None]:
+    """`bench down` finds this process by the pid written here, and only while it runs."""
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / PID_FILE
+    path.write_text(str(os.getpid()))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 @contextlib.contextmanager
@@ -53,12 +94,15 @@ def up() -> None:
       BENCH_PORT=8200 bench up
     """
     settings = UpSettings()
+    running = running_pid(settings.home)
+    if running is not None:
+        raise CliError(f"bench up is already running here (pid {running}); bench down stops it")
     stack = Stack(home=settings.home, port=settings.port, nats_url=settings.nats_url or None)
     logs = settings.home / "logs"
     say(f"data: {settings.home}")
     say(f"logs: {logs}")
     failed: str | None = None
-    with stop_signals_interrupt():
+    with stop_signals_interrupt(), pid_file(settings.home):
         try:
             stack.start(timeout=settings.start_timeout_s)
             nats = f"embedded, store {stack.nats.store}" if stack.nats else "external"
@@ -79,4 +123,25 @@ def up() -> None:
     if failed is not None:
         say(f"bench: the stack failed: {failed}")
         raise typer.Exit(1)
+    say("stopped.")
+
+
+def down() -> None:
+    """Stop the stack `bench up` runs for this data folder (BENCHWARMERS_HOME), as Ctrl-C would.
+
+    Example:
+
+    \b
+      bench down
+    """
+    settings = UpSettings()
+    pid = running_pid(settings.home)
+    if pid is None:
+        raise CliError(f"no bench up is running for {settings.home}")
+    os.kill(pid, signal.SIGTERM)
+    end = time.monotonic() + DOWN_WAIT_S
+    while alive(pid):
+        if time.monotonic() > end:
+            raise CliError(f"bench up (pid {pid}) did not stop within {DOWN_WAIT_S:g}s")
+        time.sleep(0.1)
     say("stopped.")

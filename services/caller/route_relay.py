@@ -96,7 +96,7 @@ class RouteRelay:
         with structlog.contextvars.bound_contextvars(call=call.call, conversation=call.conversation):
             seat = route_seat(call)
             frames = Frames(self.nc, call.relay)
-            log.info("route_call_started", alias=call.alias, endpoint=call.endpoint, retries=call.retries)
+            log.debug("route_call_started", alias=call.alias, endpoint=call.endpoint, retries=call.retries)
             try:
                 routed = await self.caller.call(seat, call.first_piece_s, frames.chunk, stop)
             except Exception as exc:  # the bus under pacing failed: the gateway must still hear an end

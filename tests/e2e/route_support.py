@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +22,7 @@ import nats
 
 from cli.stack import Stack
 from shared import subjects
-from shared.events import Event, decode_event
+from shared.events import decode_event
 from shared.natsserver import free_port
 from tests.e2e.conftest import Admin, stack_logs
 from tests.fakes.provider import FakeProvider
@@ -32,10 +33,28 @@ KEEPALIVE_S = 0.5
 SYSTEM = "You are a careful coding agent. (route e2e system prompt)"
 
 
+def free_ports(count: int) -> int:
+    """A port such that it and the `count - 1` after it are free (the stack gives replica i port + i)."""
+    while True:
+        first = free_port()
+        sockets = []
+        try:
+            for port in range(first, first + count):
+                probe = socket.socket()
+                sockets.append(probe)
+                probe.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+        finally:
+            for probe in sockets:
+                probe.close()
+
+
 @contextmanager
 def route_stack(home: Path, provider: FakeProvider, gateways: int = 1) -> Iterator[Stack]:
     stack = Stack(
-        home=home, port=free_port(), replicas={"gateway": gateways, "prober": 0},
+        home=home, port=free_ports(gateways), replicas={"gateway": gateways, "prober": 0},
         extra_env={"BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key", "BENCH_KEEPALIVE_S": str(KEEPALIVE_S),
                    "BENCH_ROUTE_FIRST_PIECE_S": str(FIRST_PIECE_S), "BENCH_ROUTE_GRACE_S": str(GRACE_S)},
     )
@@ -58,7 +77,11 @@ class Bench:
     provider: FakeProvider
 
     def members(self, *behaviours: str, **model: Any) -> tuple[str, list[str]]:
-        """A new route collection `bench/<name>` whose members m1, m2… play `behaviours` in that order."""
+        """A new route collection `bench/<name>` whose members m1, m2… play `behaviours` in that order.
+
+        Fresh members rank in their order on a conversation's first turn; later new conversations may
+        put the stalest member first (RM-3's one turn in four), so a test that asks the same collection
+        for several conversations must not depend on which member answers."""
         name = f"r{uuid.uuid4().hex[:6]}"
         aliases = [f"{name}-m{i}" for i in range(1, len(behaviours) + 1)]
         for alias, behaviour in zip(aliases, behaviours, strict=True):
@@ -88,15 +111,15 @@ def stream_raw(url: str, path: str, body: dict[str, Any]) -> tuple[httpx.Respons
         return resp, "".join(resp.iter_text())
 
 
-def stream_events(nats_url: str, subject: str) -> list[Event]:
+def stream_events(nats_url: str, subject: str) -> list[Any]:
     """Every event the stream holds on `subject` (a wildcard is fine), oldest first: the source of truth."""
 
-    async def read() -> list[Event]:
+    async def read() -> list[Any]:
         nc = await nats.connect(nats_url)
         try:
             js = nc.jetstream()
             sub = await js.subscribe(subject, ordered_consumer=True, stream=subjects.EVENTS_STREAM)
-            found: list[Event] = []
+            found: list[Any] = []
             while True:
                 try:
                     msg = await sub.next_msg(timeout=0.5)

@@ -155,19 +155,23 @@ def default_alias(served: str, endpoint: str, state: ConfigState) -> str:
     names a different model (retired ones included)."""
     alias = served.rsplit("/", 1)[-1].replace(":", "-")
     holder = state.models.get(alias) or (state.retired[alias].model if alias in state.retired else None)
-    if holder is not None and (holder.served, holder.endpoint) != (served, endpoint):
+    taken = holder is not None and (holder.served, holder.endpoint) != (served, endpoint)
+    if taken or alias in state.renamed:  # a renamed-away alias is never reused either
         alias = f"{alias}-{endpoint}"
     return alias
 
 
 def alias_clashes(alias: str, served: str, endpoint: str, state: ConfigState) -> list[str]:
+    if alias in state.renamed:
+        return [f"alias {alias!r} was renamed to {state.current_alias(alias)!r}; an old alias is never "
+                "reused"]
     if alias in state.retired:
         return [f"alias {alias!r} belongs to a retired model; restore it, or pick another alias "
                 "(a retired alias is never reused)"]
     current = state.models.get(alias)
     if current is not None and (current.served, current.endpoint) != (served, endpoint):
         return [f"alias {alias!r} already names {current.served} on {current.endpoint}"]
-    for other in (*state.models, *state.retired):
+    for other in (*state.models, *state.retired, *state.renamed):
         if other != alias and other.lower() == alias.lower():
             return [f"alias {alias!r} differs only by case from {other!r}"]
     for other_alias, model in state.models.items():

@@ -17,6 +17,11 @@ Kind = Literal["provider", "aggregator", "hub", "local"]
 Reply = Literal["all", "merged", "route"]
 
 
+def one_of(*choices: str) -> Any:
+    """A choice the rules check (a wrong one is reported with every other reason), shown as an enum."""
+    return Field(default=None, json_schema_extra={"enum": [*choices, None]})
+
+
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -46,8 +51,8 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
 class EndpointBody(Body):
     name: str
     base: str
-    api: Api | None = None
-    kind: Kind | None = None
+    api: str | None = one_of("chat", "responses", "anthropic", "gemini")
+    kind: str | None = one_of("provider", "aggregator", "hub", "local")
     headers: dict[str, str] | None = None
     default: bool | None = None
     test: bool = Field(default=False, description="list the endpoint's models and save nothing")
@@ -193,7 +198,7 @@ class CollectionBody(Body):
     description: str | None = None
     shape: str | None = None
     tags: list[str] | None = None
-    reply: Reply | None = None
+    reply: str | None = one_of("all", "merged", "route")
     merger: str | None = None
 
 

@@ -22,8 +22,8 @@ from services.gateway.formats.base import Format
 from services.gateway.panel.resolve import Resolved
 from services.gateway.route.bench import CONVERSATION_HEADER, route_headers
 from services.gateway.route.encoders import RouteEncoder, context_for, route_encoder
+from services.gateway.route.plan import Broke, Done, Pieces, TurnRun, TurnUpdate
 from services.gateway.route.transport import AS_SENT, AsSent, transport_for
-from services.gateway.route.turn import Broke, Done, Pieces, TurnRun, TurnUpdate
 
 
 async def answer_route(ctx: GatewayContext, fmt: Format, ask: Ask, resolved: Resolved) -> Response:

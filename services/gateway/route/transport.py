@@ -34,8 +34,9 @@ from services.gateway.route.conversation import (
     next_order,
 )
 from services.gateway.route.eligibility import eligible_members, members_from_config, turn_needs
+from services.gateway.route.plan import Replica, TurnPlan, TurnRun
 from services.gateway.route.store import ConversationStore
-from services.gateway.route.turn import Bus, RouteTurnRun, TurnPlan, TurnRun
+from services.gateway.route.turn import RouteTurnRun
 from services.gateway.route.upstream_request import request_fields
 from shared import bus, subjects
 from shared.commands import RoutePlan, RouteRequest
@@ -64,7 +65,7 @@ class RouteTransport:
     def __init__(self, ctx: GatewayContext) -> None:
         self.ctx = ctx
         self.store = ConversationStore(ctx.js)
-        self.bus = Bus(ctx.nc, ctx.config, ctx.settings, ctx.instance, self.store)
+        self.replica = Replica(ctx.nc, ctx.config, ctx.settings, ctx.instance, self.store)
         self.running: set[asyncio.Task[None]] = set()
 
     async def prepare(self, ask: Ask, resolved: Resolved, sent: AsSent) -> TurnPlan:
@@ -77,12 +78,21 @@ class RouteTransport:
         key = conversation_key(collection, sent.caller, ask.messages)
         record, revision = await self.store.read(key)
         conversation = live(record, at)
-        ranked = eligibility.aliases
-        if needs_ranking(conversation, ranked):
-            ranked = await self.rank(resolved.name, ranked)
-        if conversation is None:
+        opening = None
+        if conversation is None:  # opened while the seater ranks: the two do not wait on each other
             fresh = partial(self._fresh, key, collection, sent.caller)
-            conversation = await self.store.open(key, fresh, at, revision)
+            opening = asyncio.ensure_future(self.store.open(key, fresh, at, revision))
+        try:
+            ranked = eligibility.aliases
+            if needs_ranking(conversation, ranked):
+                ranked = await self.rank(resolved.name, ranked)
+        except BaseException:
+            if opening is not None:
+                opening.cancel()
+            raise
+        if opening is not None:
+            conversation = await opening
+        assert conversation is not None
         return TurnPlan(
             ask=ask, collection=collection, key=key, conversation=conversation,
             order=next_order(conversation, ranked), eligibility=eligibility, fields=fields,
@@ -115,7 +125,7 @@ class RouteTransport:
 
     def start(self, plan: TurnPlan) -> TurnRun:
         updates = TurnRun()
-        task = asyncio.create_task(RouteTurnRun(self.bus, plan, updates).run())
+        task = asyncio.create_task(RouteTurnRun(self.replica, plan, updates).run())
         self.running.add(task)
         task.add_done_callback(self.running.discard)
         return updates

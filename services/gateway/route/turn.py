@@ -1,12 +1,10 @@
-"""One route turn on the bus (RM-5, RM-6, RM-9): walk the members in order, relay the live one, record.
+"""One route turn on the bus (RM-5, RM-6): walk the members in order and relay the live one.
 
 The turn runs in a task of its own, apart from the HTTP request that asked for it: a client that hangs up
-stops nothing, and the turn is still recorded. The request reads `TurnRun` updates: `Pieces` as the live
-member's chunks pass its first piece, then `Done` or `Broke`. Each member is one relay (see `relay`); one
-that fails before its first piece is replaced by the next, invisibly; once one went live it is the turn's
-only member. When the turn is over the conversation record is brought forward (compare-and-set, so a
-concurrent turn is not lost), the client gets its end, and then the turn's record, the first-answer
-offload and the shadow seats go to the bus.
+stops nothing, and the turn is still recorded. Each member is one relay (see `relay`); one that fails
+before its first piece is replaced by the next, invisibly; once one went live it is the turn's only
+member. When the turn is over the conversation record is brought forward (compare-and-set, so a
+concurrent turn is not lost), the client gets its end, and then the records follow (see `aftermath`).
 """
 
 from __future__ import annotations
@@ -14,90 +12,25 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 import structlog
-from nats.aio.client import Client as NATS
 
-from services.gateway.ask import Ask
+from services.gateway.route.aftermath import queue_shadows, record_turn
 from services.gateway.route.assemble import Chunk, MemberStream, TurnSummary
-from services.gateway.route.bench import (
-    first_answer_offload,
-    route_bench,
-    route_turn,
-    task_text,
-    turn_status,
-)
-from services.gateway.route.conversation import Conversation
-from services.gateway.route.eligibility import Eligibility
+from services.gateway.route.bench import route_bench, turn_status
 from services.gateway.route.failover import Attempt, Failover, TurnFailure, silent
-from services.gateway.route.record import offload_event, route_call, shadow_calls, turn_event
+from services.gateway.route.plan import Broke, Done, Pieces, Replica, TurnPlan, TurnRun
+from services.gateway.route.record import route_call
 from services.gateway.route.relay import MemberRelay, relay_for
-from services.gateway.route.store import ConversationStore
 from services.gateway.route.upstream_request import upstream_body
-from shared import bus, subjects
-from shared.config_state import ConfigState
-from shared.events import EventBase
 from shared.ids import utcnow
-from shared.settings import GatewaySettings
 
 log = structlog.get_logger("gateway.route")
 
 # The caller runs the same first-piece window from when it accepted; the gateway's own watch (for a caller
 # that died) waits a little longer, so the caller's failure, with its reason, normally comes first.
 RELAY_MARGIN_S = 1.0
-
-
-@dataclass(frozen=True)
-class Pieces:
-    chunks: list[Chunk]
-    alias: str
-
-
-@dataclass(frozen=True)
-class Done:
-    summary: TurnSummary
-    bench: dict[str, Any]
-    alias: str
-
-
-@dataclass(frozen=True)
-class Broke:
-    status: int
-    message: str
-
-
-TurnUpdate = Pieces | Done | Broke
-
-
-class TurnRun:
-    def __init__(self) -> None:
-        self._queue: asyncio.Queue[TurnUpdate] = asyncio.Queue()
-        self.ended = False
-
-    def put(self, update: TurnUpdate) -> None:
-        self.ended = self.ended or isinstance(update, Done | Broke)
-        self._queue.put_nowait(update)
-
-    async def next(self) -> TurnUpdate:
-        return await self._queue.get()
-
-
-@dataclass(frozen=True)
-class TurnPlan:
-    """A turn ready to walk: its conversation (already in the table), order and the request's fields."""
-
-    ask: Ask
-    collection: str  # bench/<c>
-    key: str
-    conversation: Conversation
-    order: list[str]
-    eligibility: Eligibility
-    fields: dict[str, Any]
-    shadows: list[str]
-    started: float  # loop time
-    at: datetime
 
 
 @dataclass
@@ -111,26 +44,15 @@ class Ending:
     held: list[Chunk] = field(default_factory=list)
 
 
-@dataclass
-class Bus:
-    """What a turn needs of its gateway process."""
-
-    nc: NATS
-    config: ConfigState
-    settings: GatewaySettings
-    instance: str
-    store: ConversationStore
-
-
 class RouteTurnRun:
     """One turn's walk; `run()` never raises: whatever happens, the request hears an end."""
 
-    def __init__(self, bus_: Bus, plan: TurnPlan, updates: TurnRun) -> None:
-        self.bus, self.plan, self.updates = bus_, plan, updates
+    def __init__(self, replica: Replica, plan: TurnPlan, updates: TurnRun) -> None:
+        self.replica, self.plan, self.updates = replica, plan, updates
         self.failover = Failover(plan.collection, plan.order)
         self.turn = plan.conversation.next_turn
         self.loop = asyncio.get_running_loop()
-        self.turn_end = plan.started + bus_.settings.route_deadline_s
+        self.turn_end = plan.started + replica.settings.route_deadline_s
         self.first_token_s: float | None = None
 
     async def run(self) -> None:
@@ -169,7 +91,7 @@ class RouteTurnRun:
         if ending.held:  # the last member's empty reply is its answer: what it sent goes out
             self.updates.put(Pieces(ending.held, alias))
         now = utcnow()
-        before, after = await self.bus.store.close_turn(
+        before, after = await self.replica.store.close_turn(
             self.plan.key, self.plan.conversation, lambda c: c.after_turn(alias, self.plan.order, now))
         skipped = self.plan.eligibility.skipped
         bench = route_bench(after, alias, after.turns, self.failover.failed_over, skipped)
@@ -177,8 +99,9 @@ class RouteTurnRun:
         status = turn_status(summary, "")
         log.info("route_turn_answered", alias=alias, turn=after.turns, status=status,
                  seconds=round(seconds, 2), tried=self.failover.tried, tool_calls=len(summary.tool_calls))
-        await self._record(before, after, alias, status, seconds, summary, "")
-        await self._shadows(after, alias)
+        await record_turn(self.replica, self.plan, before, after, alias, status, seconds, self.first_token_s,
+                          summary, self.failover.tried, "")
+        await queue_shadows(self.replica, self.plan, after, alias)
 
     async def _failed(self, ending: Ending, seconds: float) -> None:
         live = ending.kind == "broke"
@@ -188,26 +111,25 @@ class RouteTurnRun:
         alias = self.failover.current.alias if live and self.failover.current else ""
         log.info("route_turn_failed", alias=alias, status=failure.status, error=failure.message[:300])
         now = utcnow()
-        before, after = await self.bus.store.close_turn(
+        before, after = await self.replica.store.close_turn(
             self.plan.key, self.plan.conversation, lambda c: c.after_turn("", self.plan.order, now))
-        await self._record(before, after, alias, "error", seconds, ending.summary if live else None,
-                           failure.message)
+        await record_turn(self.replica, self.plan, before, after, alias, "error", seconds, self.first_token_s,
+                          ending.summary if live else None, self.failover.tried, failure.message)
 
     # ------------------------------------------------------------ one member
 
     async def _attempt(self, attempt: Attempt) -> Ending:
-        config, settings = self.bus.config, self.bus.settings
+        config, settings = self.replica.config, self.replica.settings
         member = self.plan.eligibility.member(attempt.alias)
         endpoint = config.endpoints.get(member.endpoint)
         if endpoint is None:
             return Ending("failed", f"endpoint {member.endpoint!r} is not configured on this gateway")
         if self.loop.time() >= self.turn_end:
-            return Ending("failed", f"the turn's {settings.route_deadline_s:g}s were over before its turn")
-        model = config.models.get(member.alias)
-        own = getattr(model, "max_tokens", None)
+            return Ending("failed", f"the turn's {settings.route_deadline_s:g}s ran out before this member")
+        own = getattr(config.models.get(member.alias), "max_tokens", None)  # the model's own option (P-10)
         body = upstream_body(member.served, self.plan.ask.messages, self.plan.fields,
                              {"max_tokens": own} if own else None, member.max_output)
-        relay = await MemberRelay(self.bus.nc, relay_for(self.bus.instance)).open()
+        relay = await MemberRelay(self.replica.nc, relay_for(self.replica.instance)).open()
         try:
             deadline = time.time() + (self.turn_end - self.loop.time())
             call = route_call(self.plan.conversation, self.turn, attempt, member, endpoint,
@@ -221,7 +143,7 @@ class RouteTurnRun:
             await relay.close()
 
     async def _follow(self, relay: MemberRelay, attempt: Attempt) -> Ending:
-        window_s = self.bus.settings.route_first_piece_s
+        window_s = self.replica.settings.route_first_piece_s
         window_end = self.loop.time() + window_s + RELAY_MARGIN_S
         stream = MemberStream()
 
@@ -234,7 +156,7 @@ class RouteTurnRun:
             if frame is None or isinstance(frame, str):
                 await relay.cancel()
                 if frame is None:
-                    deadline_s = self.bus.settings.route_deadline_s
+                    deadline_s = self.replica.settings.route_deadline_s
                     frame = f"no answer in {deadline_s:g}s" if stream.assembly.anything else silent(window_s)
                 return ended(frame)
             if frame.kind == "chunk":
@@ -255,50 +177,3 @@ class RouteTurnRun:
             if stream.live:
                 return Ending("answered", summary=stream.summary())
             return Ending("empty", summary=stream.summary(), held=stream.release())
-
-    # ------------------------------------------------------------ afterwards
-
-    async def _record(
-        self, before: Conversation, after: Conversation, alias: str, status: Literal["ok", "empty", "error"],
-        seconds: float, summary: TurnSummary | None, error: str,
-    ) -> None:
-        task = task_text(self.plan.ask.messages)
-        record = route_turn(after, alias=alias, at=self.plan.at, task=task, status=status, seconds=seconds,
-                            first_token_s=self.first_token_s, summary=summary, tried=self.failover.tried,
-                            error=error)
-        out: list[EventBase] = [turn_event(record, self.bus.instance)]
-        offload = first_answer_offload(before, after, alias, task, status, seconds)
-        if offload is not None and summary is not None and status != "error":
-            member = self.plan.eligibility.member(alias)
-            connection = self.bus.config.connection_of(alias)
-            out.append(offload_event(offload, after, member, connection, summary, status, seconds,
-                                     self.bus.instance))
-        js = self.bus.nc.jetstream()
-        for event in out:
-            try:
-                await bus.publish_event(js, event)
-            except Exception as exc:  # the client has its answer; only the record is lost
-                log.error("route_record_lost", event=event.id, error=f"{type(exc).__name__}: {exc}"[:300])
-
-    async def _shadows(self, after: Conversation, alias: str) -> None:
-        """Issue 4 (7): the collection's shadow members answer the same turn in the background, as seats
-        with purpose `shadow`; the agent has its answer already and never waits on them."""
-        config, settings = self.bus.config, self.bus.settings
-        chosen = []
-        for shadow in dict.fromkeys(self.plan.shadows):
-            model = config.models.get(shadow)
-            endpoint = config.endpoints.get(model.endpoint) if model else None
-            if model is not None and endpoint is not None and shadow != alias:
-                chosen.append((model, endpoint, config.connection_of(shadow)))
-        if not chosen:
-            return
-        task = f"{task_text(self.plan.ask.messages)} ({after.collection}:route)"
-        calls = shadow_calls(after, after.turns, chosen, self.plan.ask.messages, self.plan.fields, task,
-                             time.time() + settings.seat_deadline_s, settings.seat_deadline_s)
-        js = self.bus.nc.jetstream()
-        for call in calls:
-            try:
-                await js.publish(subjects.call_subject(call.call), call.model_dump_json().encode(),
-                                 headers={"Nats-Msg-Id": f"call:{call.call}"})
-            except Exception as exc:
-                log.error("shadow_not_queued", call=call.call, error=f"{type(exc).__name__}: {exc}"[:300])

@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -54,6 +55,9 @@ class AdminRoute(APIRoute):
                 return await handler(request)
             except RequestValidationError as exc:
                 return refused(400, validation_errors(exc.errors()))
+            except HTTPException as exc:  # FastAPI's own, e.g. a body that is not even text
+                why = "body is not JSON" if exc.status_code == 400 else str(exc.detail)
+                return refused(exc.status_code, [why])
             except rules.Invalid as invalid:
                 return refused(400, invalid.errors)
             except Refusal as refusal:

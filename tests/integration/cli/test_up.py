@@ -116,3 +116,25 @@ def test_bench_up_serves_restarts_a_killed_service_and_stops_clean(
     assert still == [], f"left behind: {still}"
     assert not health_ok(url)
     assert "stopped." in log.read_text()
+
+
+def test_bench_down_stops_the_bench_up_of_this_data_folder(
+    bench_up: tuple[subprocess.Popen[bytes], str, Path], tmp_path: Path
+) -> None:
+    proc, url, log = bench_up
+    wait_until("the gateway's /health", lambda: health_ok(url), READY_S, proc, log)
+    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "BENCH_NATS_URL")}
+    env.update({"BENCHWARMERS_HOME": str(tmp_path / "home"), "BENCH_PORT": str(free_port())})
+    again = subprocess.run([str(BENCH), "up"], env=env, capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+    assert again.returncode == 1 and f"already running here (pid {proc.pid})" in again.stderr
+    everything = psutil.Process(proc.pid).children(recursive=True)
+    down = subprocess.run([str(BENCH), "down"], env=env, capture_output=True, text=True, timeout=90,
+                          stdin=subprocess.DEVNULL)
+    assert down.returncode == 0, down.stderr
+    assert proc.wait(10) == 0
+    assert [p for p in everything if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
+    assert not (tmp_path / "home" / "bench-up.pid").exists()
+    nothing = subprocess.run([str(BENCH), "down"], env=env, capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    assert nothing.returncode == 1 and "no bench up is running" in nothing.stderr

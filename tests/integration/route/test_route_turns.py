@@ -11,8 +11,8 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
+from services.gateway.route.plan import Broke, Done, Pieces
 from services.gateway.route.relay import MemberRelay, relay_for
-from services.gateway.route.turn import Broke, Done, Pieces
 from shared import bus, subjects
 from shared.commands import RelayFrame, RouteCall
 from shared.events import CollectionSaved, CooldownStarted, EndpointSaved, ModelRegistered

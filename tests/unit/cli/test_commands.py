@@ -26,14 +26,21 @@ def test_status_with_nothing_listening_exits_3_naming_the_url() -> None:
 
 
 def test_status_up(bench: Bench, server: FakeServer) -> None:
-    server.answer("GET", "/health", body={"ok": True})
+    server.answer("GET", "/api/status", body={
+        "ok": True, "version": "9.9", "gateway": "http://127.0.0.1:8122/v1", "models": 3, "retired": 1,
+        "collections": 2, "endpoints": 1, "default_endpoint": "fake", "auth": False, "keys_required": True,
+        "gateway_keys": 4, "scheduler": "off", "data": "/data",
+    })
     result = bench("status")
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip() == "http://127.0.0.1:8122: up"
+    lines = result.stdout.splitlines()
+    assert lines[0] == "http://127.0.0.1:8122: up (benchwarmers 9.9); OpenAI base URL http://127.0.0.1:8122/v1"
+    assert "3 models (1 retired), 2 collections, 1 endpoints (default fake)" in lines[1]
+    assert "no admin token, keys required, 4 gateway keys; scheduler off" in lines[2]
 
 
 def test_json_prints_the_reply_verbatim_wherever_the_flag_is(bench: Bench, server: FakeServer) -> None:
-    server.routes[("GET", "/health")] = httpx.Response(200, text='{"ok":true,  "odd": 1}')
+    server.routes[("GET", "/api/status")] = httpx.Response(200, text='{"ok":true,  "odd": 1}')
     for args in (["--json", "status"], ["status", "--json"]):
         result = bench(*args)
         assert result.exit_code == 0
@@ -41,17 +48,17 @@ def test_json_prints_the_reply_verbatim_wherever_the_flag_is(bench: Bench, serve
 
 
 def test_url_after_the_command_and_a_pasted_v1_suffix(bench: Bench, server: FakeServer) -> None:
-    server.answer("GET", "/health", body={"ok": True})
+    server.answer("GET", "/api/status", body={"ok": True})
     result = bench("status", "--url", "http://bench.example:9000/v1/")
     assert result.exit_code == 0, result.output
-    assert str(server.seen[0].url) == "http://bench.example:9000/health"
+    assert str(server.seen[0].url) == "http://bench.example:9000/api/status"
 
 
 def test_url_from_the_environment(bench: Bench, server: FakeServer) -> None:
-    server.answer("GET", "/health", body={"ok": True})
+    server.answer("GET", "/api/status", body={"ok": True})
     result = bench("status", env={"BENCHWARMERS_URL": "http://elsewhere:8123"})
     assert result.exit_code == 0, result.output
-    assert str(server.seen[0].url) == "http://elsewhere:8123/health"
+    assert str(server.seen[0].url) == "http://elsewhere:8123/api/status"
 
 
 @pytest.mark.parametrize(
@@ -118,13 +125,13 @@ def test_a_reply_saying_not_ok_is_a_refusal_even_with_200(bench: Bench, server: 
 
 
 def test_the_admin_token_goes_to_api_routes_only(bench: Bench, server: FakeServer) -> None:
-    server.answer("GET", "/health", body={"ok": True})
+    server.answer("GET", "/v1/models", body={"object": "list", "data": []})
     server.answer("POST", "/api/collection", body={"ok": True, "collection": {}})
     env = {"BENCHWARMERS_ADMIN_TOKEN": TOKEN, "BENCHWARMERS_KEY": KEY}
-    assert bench("status", env=env).exit_code == 0
+    assert bench("collections", env=env).exit_code == 0
     assert bench("collection", "save", "core", "--members", "a", env=env).exit_code == 0
-    health, admin = server.seen
-    assert "authorization" not in health.headers
+    gateway, admin = server.seen
+    assert gateway.headers["authorization"] == f"Bearer {KEY}"
     assert admin.headers["authorization"] == f"Bearer {TOKEN}"
 
 
@@ -169,10 +176,10 @@ def test_html_where_json_was_expected_means_an_older_server(bench: Bench, server
 
 
 def test_a_server_error_exits_1(bench: Bench, server: FakeServer) -> None:
-    server.routes[("GET", "/health")] = httpx.Response(502, text="bad gateway")
+    server.routes[("GET", "/api/status")] = httpx.Response(502, text="bad gateway")
     result = bench("status")
     assert result.exit_code == 1
-    assert "bench: GET /health failed with HTTP 502" in result.stderr
+    assert "bench: GET /api/status failed with HTTP 502" in result.stderr
 
 
 def test_a_timeout_exits_1(bench: Bench) -> None:
@@ -261,8 +268,13 @@ def test_ledger_rebuild_with_yes(bench: Bench, server: FakeServer) -> None:
 @pytest.mark.parametrize(
     "command",
     [
-        ["up"], ["status"], ["endpoint", "add"], ["model", "add"], ["collection", "save"],
-        ["ledger", "rebuild"],
+        ["up"], ["down"], ["status"], ["ask"], ["verdict"], ["pending"], ["models"], ["collections"],
+        ["endpoints"], ["keys"], ["changes"], ["endpoint", "add"], ["endpoint", "test"], ["endpoint", "key"],
+        ["endpoint", "rm"], ["endpoint", "default"], ["model", "add"], ["model", "rename"], ["model", "role"],
+        ["model", "ad-hoc"], ["model", "max-tokens"], ["model", "retire"], ["model", "restore"],
+        ["collection", "save"], ["collection", "show"], ["collection", "rm"], ["key", "create"],
+        ["key", "revoke"], ["settings", "gateway"], ["limits", "show"], ["limits", "connection"],
+        ["limits", "model"], ["ledger", "rebuild"],
     ],
 )
 def test_every_command_help_has_an_example(bench: Bench, command: list[str]) -> None:
