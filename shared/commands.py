@@ -177,7 +177,8 @@ class RouteCall(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     connection: str
     collection: str
-    body: dict[str, Any]  # OpenAI chat request fields (messages, tools, tool_choice, …); model/stream set by the caller
+    # OpenAI chat request fields (messages, tools, tool_choice, …); the caller sets model and stream
+    body: dict[str, Any]
     relay: str
     first_piece_s: float = 90.0  # RM-6: silence this long before any text or tool call fails the member
     deadline: float  # epoch seconds: the whole turn's deadline (600 s)
@@ -212,12 +213,18 @@ class RelayOutcome(BaseModel):
     first_piece_s: float | None = None
 
 
+# A caller beats on a relay this often while its call runs, so a gateway hears a dead caller within a few
+# beats instead of at the turn's deadline (invariant 3).
+RELAY_BEAT_S = 2.0
+RELAY_SILENCE_S = 3 * RELAY_BEAT_S + 1.0
+
+
 class RelayFrame(BaseModel):
     """One message on a relay subject. `chunk` frames carry an OpenAI `chat.completion.chunk` as the member
     sent it (or, for non-chat APIs, as the caller translated it); the last frame is `end` or `fail`."""
 
     seq: int
-    kind: Literal["chunk", "end", "fail"]
+    kind: Literal["chunk", "beat", "end", "fail"]
     chunk: dict[str, Any] | None = None
     outcome: RelayOutcome | None = None
 

@@ -27,7 +27,7 @@ from services.caller.route_chunks import Chunk
 from services.caller.route_events import RouteReport, call_used, relay_outcome, route_seat
 from services.caller.seat_events import cooldown_started
 from shared import bus, subjects
-from shared.commands import RelayOutcome, RouteAccepted, RouteCall, SeatCall
+from shared.commands import RELAY_BEAT_S, RelayOutcome, RouteAccepted, RouteCall, SeatCall
 from shared.events import EventBase
 from shared.ids import utcnow
 
@@ -50,6 +50,12 @@ class Frames:
 
     async def chunk(self, chunk: Chunk) -> None:
         await self._publish({"kind": "chunk", "chunk": chunk})
+
+    async def beat(self) -> None:
+        """Say the call is alive, however long the member thinks, until the call ends."""
+        while True:
+            await asyncio.sleep(RELAY_BEAT_S)
+            await self._publish({"kind": "beat"})
 
     async def end(self, outcome: RelayOutcome) -> None:
         await self._publish({"kind": "fail" if outcome.status == "error" else "end",
@@ -97,13 +103,18 @@ class RouteRelay:
             seat = route_seat(call)
             frames = Frames(self.nc, call.relay)
             log.debug("route_call_started", alias=call.alias, endpoint=call.endpoint, retries=call.retries)
+            beating = asyncio.create_task(frames.beat())
             try:
                 routed = await self.caller.call(seat, call.first_piece_s, frames.chunk, stop)
             except Exception as exc:  # the bus under pacing failed: the gateway must still hear an end
+                beating.cancel()
                 failed = f"the caller failed ({type(exc).__name__})"
                 await frames.end(RelayOutcome(status="error", error=failed))
                 raise
             finally:
+                beating.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await beating
                 with contextlib.suppress(Exception):
                     await cancel.unsubscribe()
             relayed = relay_outcome(seat, routed)

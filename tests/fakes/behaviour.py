@@ -24,6 +24,7 @@ BEHAVIOURS = (
     "error_in_200",  # 200 whose body is an error (Responses: a streamed `response.failed`)
     "midstream_error",  # streams some text, then the wire's error event, then the stream ends
     "cut",  # streams some text, then the connection ends without the wire's end marker
+    "stall",  # chat: streams some text, then never another byte
     "notice",  # a short reply that is really a provider notice
     "echo_auth",  # 401 whose error body echoes the Authorization header (a provider that leaks the key)
     "reasoning",  # reasoning before the answer, with reasoning tokens in usage where the wire reports them

@@ -176,8 +176,10 @@ async def stream_reply(
     if behaviour == "reasoning":
         for piece in split_text(THINKING, 2):
             await out.delta({"reasoning_content": piece})
-    if behaviour in ("midstream_error", "cut"):
+    if behaviour in ("midstream_error", "cut", "stall"):
         await out.delta({"content": text[: max(1, len(text) // 2)]})
+        if behaviour == "stall":
+            await asyncio.Event().wait()  # never another byte (until the client goes away)
         if behaviour == "midstream_error":
             await out.frame(error_body("The model crashed while generating", "server_error"))
         return resp

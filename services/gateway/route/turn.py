@@ -24,6 +24,7 @@ from services.gateway.route.plan import Broke, Done, Pieces, Replica, TurnPlan, 
 from services.gateway.route.record import route_call
 from services.gateway.route.relay import MemberRelay, relay_for
 from services.gateway.route.upstream_request import upstream_body
+from shared.commands import RELAY_SILENCE_S
 from shared.ids import utcnow
 
 log = structlog.get_logger("gateway.route")
@@ -152,13 +153,19 @@ class RouteTurnRun:
 
         while True:
             until = self.turn_end if stream.assembly.anything else min(window_end, self.turn_end)
-            frame = await relay.next(until - self.loop.time())
+            # A live caller beats every RELAY_BEAT_S: a longer silence means it died (invariant 3).
+            heard_by = self.loop.time() + RELAY_SILENCE_S
+            frame = await relay.next(min(until, heard_by) - self.loop.time())
             if frame is None or isinstance(frame, str):
                 await relay.cancel()
-                if frame is None:
+                if frame is None and heard_by < until:
+                    frame = f"the caller went silent for {RELAY_SILENCE_S:g}s (it may have stopped)"
+                elif frame is None:
                     deadline_s = self.replica.settings.route_deadline_s
                     frame = f"no answer in {deadline_s:g}s" if stream.assembly.anything else silent(window_s)
                 return ended(frame)
+            if frame.kind == "beat":
+                continue
             if frame.kind == "chunk":
                 passed = stream.feed(frame.chunk or {})
                 if stream.error:
