@@ -44,6 +44,7 @@ class Ask:
     route_fields: dict[str, Any] = field(default_factory=dict)  # RM-5: tools, tool_choice… as OpenAI
     received_ns: int = field(default_factory=time.monotonic_ns)  # Ollama reports real durations (H-G7)
     event_stream: bool = True  # False: Gemini without `alt=sse` streams one JSON array instead (S-1)
+    caller: str = "local"  # who asked: the gateway key's name, or `local` (SEC-3); set after the guard
 
     @property
     def estimate(self) -> int:

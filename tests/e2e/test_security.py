@@ -422,3 +422,26 @@ def test_a100_status_and_the_version_header(secured: Secured) -> None:
         secured.admin.get("/api/nothing"),
     ):
         assert reply.headers["x-benchwarmers-version"]
+
+
+def test_a_panel_asked_with_a_key_is_recorded_under_the_keys_name(secured: Secured) -> None:
+    """P-16: the call log names the caller (`key`), never the key itself."""
+    auth = {"authorization": f"Bearer {secured.key('sec-recorded')}"}
+    reply = httpx.post(secured.b + CHAT, json=ask(), headers=auth, timeout=60)
+    assert reply.status_code == 200
+    panel = reply.json()["bench"]["panel"]
+    recorded = asyncio.run(_panel_events(str(secured.stack.nats_url), panel))
+    assert {e["type"]: e["key"] for e in recorded} == {"panel_seated": "sec-recorded",
+                                                       "panel_answered": "sec-recorded"}
+
+
+async def _panel_events(url: str, panel: str) -> list[dict[str, Any]]:
+    nc = await nats.connect(url)
+    try:
+        sub = await nc.jetstream().subscribe(subjects.panel_subject(panel), ordered_consumer=True)
+        events = []
+        while len(events) < 2:
+            events.append(json.loads((await sub.next_msg(timeout=10)).data))
+        return events
+    finally:
+        await nc.close()

@@ -10,7 +10,7 @@ reaches the stream first is the seat's answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from services.gateway.ask import Ask
 from services.gateway.panel.merge import INSTRUCTION, Merge
@@ -45,13 +45,15 @@ def merger_question(ask: Ask, plan: Plan, text: str) -> Question:
 
 
 def seat_call(
-    plan: Plan, seat: SeatPlan, question: Question, endpoint: EndpointSaved, deadline: float, timeout_s: float
+    plan: Plan, seat: SeatPlan, question: Question, endpoint: EndpointSaved, deadline: float,
+    timeout_s: float, options: dict[str, Any] | None = None,
 ) -> SeatCall:
+    """P-10: each seat keeps its own call options (the request's sampling options are not passed on)."""
     return SeatCall(
         call=seat.call, panel=plan.panel, seat=seat.seat, alias=seat.alias, served=seat.served,
         endpoint=endpoint.name, base=endpoint.base, api=endpoint.api, headers=dict(endpoint.headers),
         connection=seat.connection, collection=plan.collection, task=question.task, purpose=question.purpose,
-        messages=question.messages, deadline=deadline, timeout_s=timeout_s,
+        messages=question.messages, deadline=deadline, timeout_s=timeout_s, options=dict(options or {}),
     )
 
 
@@ -80,5 +82,6 @@ def panel_answered(plan: Plan, ask: Ask, by: str, merge: Merge | None = None) ->
     return PanelAnswered(
         id=f"answered:{plan.panel}", by=by, panel=plan.panel, collection=plan.collection, shape=plan.shape,
         shape_by=plan.shape_by, reply="merged" if merge is not None and merge.merged else "all",
-        system=ask.system, prompt=ask.prompt, calls=calls, note=merge.note if merge is not None else "",
+        key=ask.caller, system=ask.system, prompt=ask.prompt, calls=calls,
+        note=merge.note if merge is not None else "",
     )

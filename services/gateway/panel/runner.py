@@ -187,7 +187,7 @@ class PanelRunner:
     async def _plan(self, ask: Ask, resolved: Resolved) -> Plan:
         request = PlanRequest(
             collection=resolved.name, with_=ask.with_, has_images=ask.images > 0, estimate=ask.estimate,
-            key="local", reply=resolved.panel_mode, config_seq=self.config.seq,
+            key=ask.caller, reply=resolved.panel_mode, config_seq=self.config.seq,
         )
         try:
             payload = request.model_dump_json(by_alias=True).encode()
@@ -266,7 +266,9 @@ class PanelRunner:
                 why = f"endpoint '{seat.endpoint}' is not configured on this gateway"
                 failed.append(seat_failed(plan, seat, question, why, 0.0, self.instance))
                 continue
-            call = seat_call(plan, seat, question, endpoint, deadline, self.settings.seat_deadline_s)
+            model = self.config.models.get(seat.alias)
+            options = {"max_tokens": model.max_tokens} if model is not None and model.max_tokens else {}
+            call = seat_call(plan, seat, question, endpoint, deadline, self.settings.seat_deadline_s, options)
             future = await self.js.publish_async(
                 subjects.call_subject(seat.call), call.model_dump_json().encode(),
                 headers={"Nats-Msg-Id": f"call:{seat.call}"},

@@ -8,6 +8,7 @@ A request the format answers without a panel (Gemini's `:countTokens`) never rea
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -50,7 +51,7 @@ def generation_endpoint(fmt: Format) -> Callable[[Request], Awaitable[Response]]
             direct = fmt.direct(body, params)
             if direct is not None:
                 return JSONResponse(direct)
-            ask = fmt.parse(body, params)
+            ask = replace(fmt.parse(body, params), caller=caller_of(request).name)
             AS_SENT.set(AsSent(body, caller_of(request).name))  # route mode reads what the Ask lacks
             resolved = await ctx.resolve(ask)
             await admit(request, resolved)  # P-1 (6) key scope → 403, (7) key rpm → 429

@@ -199,7 +199,7 @@ def test_server_tool_blocks_are_refused(kind: str) -> None:
 @pytest.mark.parametrize(
     ("messages", "words"),
     [
-        ([{"role": "system", "content": "x"}], "role"),
+        ([{"role": "tool", "content": "x"}], "role"),
         (
             [user([{"type": "document", "source": {"type": "base64", "media_type": "application/pdf"}}])],
             "document",
@@ -293,3 +293,12 @@ def test_stream_error_is_an_error_event() -> None:
 )
 def test_error_body_types_by_status(status: int, kind: str) -> None:
     assert FMT.error_body(status, "why") == {"type": "error", "error": {"type": kind, "message": "why"}}
+
+
+def test_a_mid_conversation_system_message_is_kept_in_place() -> None:
+    """Claude Code sends one as messages[1] (a beta it always enables): it is system text, not a refusal."""
+    ask = Anthropic().parse({"model": "bench/core", "max_tokens": 10, "messages": [
+        user("first"), {"role": "system", "content": [{"type": "text", "text": "Agent types: …"}]},
+        user("second")]}, {})
+    assert [m["role"] for m in ask.messages] == ["user", "system", "user"]
+    assert ask.messages[1]["content"] == "Agent types: …"
