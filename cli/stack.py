@@ -72,6 +72,17 @@ class Child:
             self.proc.wait(timeout)
 
 
+PROVIDER_SECRETS = ("BENCHWARMERS_KEY_", "BENCH_SECRETS_PATH")
+
+
+def env_for(service: str, base: Mapping[str, str]) -> dict[str, str]:
+    """A child's environment: provider keys reach the callers only (invariant 5), never the gateway,
+    the seater, the ledger or the prober, even when they are exported in the shell that runs `bench up`."""
+    if service == "caller":
+        return dict(base)
+    return {name: value for name, value in base.items() if not name.startswith(PROVIDER_SECRETS)}
+
+
 @dataclass
 class Stack:
     """NATS plus services. `replicas` maps a service to how many processes of it to run."""
@@ -96,7 +107,7 @@ class Stack:
         base_env.setdefault("PYTHONUNBUFFERED", "1")
         for service in SERVICES:
             for index in range(self.replicas.get(service, 1)):
-                env = dict(base_env)
+                env = env_for(service, base_env)
                 if service == "gateway":
                     port = self.port + index if index else self.port
                     env["BENCH_PORT"] = str(port)

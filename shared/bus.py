@@ -26,6 +26,7 @@ log = structlog.get_logger("bus")
 
 EVENT_DUPLICATE_WINDOW_S = 120.0
 IDS_TTL_S = 600.0
+KEY_RATES_TTL_S = 3600.0
 CONVERSATIONS_TTL_S = 3600.0
 
 
@@ -90,33 +91,25 @@ async def provision(js: JetStreamContext, replicas: int = 1) -> None:
             description="Provider calls waiting for a caller",
         ),
     )
-    try:
-        await js.key_value(subjects.IDS_BUCKET)
-    except (NotFoundError, Exception):
-        with contextlib.suppress(BadRequestError):
-            await js.create_key_value(
-                js_api.KeyValueConfig(bucket=subjects.IDS_BUCKET, ttl=IDS_TTL_S, history=1, replicas=replicas)
-            )
-    try:
-        await js.key_value(subjects.LIMITS_BUCKET)
-    except (NotFoundError, Exception):
-        with contextlib.suppress(BadRequestError):
-            await js.create_key_value(
-                js_api.KeyValueConfig(bucket=subjects.LIMITS_BUCKET, history=1, replicas=replicas)
-            )
-    try:
-        await js.key_value(subjects.CONVERSATIONS_BUCKET)
-    except (NotFoundError, Exception):
-        with contextlib.suppress(BadRequestError):
-            # RM-4: every route turn rewrites its conversation, so an entry idle for an hour expires.
-            await js.create_key_value(js_api.KeyValueConfig(
-                bucket=subjects.CONVERSATIONS_BUCKET, ttl=CONVERSATIONS_TTL_S, history=1, replicas=replicas))
-    await ensure_bucket(
-        js, js_api.KeyValueConfig(bucket=subjects.KEY_RATES_BUCKET, history=1, replicas=replicas)
-    )
+    buckets = [
+        # Route conversation ids, reserved by an atomic create; a clash draws again (C-12).
+        js_api.KeyValueConfig(bucket=subjects.IDS_BUCKET, ttl=IDS_TTL_S, history=1, replicas=replicas),
+        # One compare-and-set document of windows and quotas per connection (L-1..L-4).
+        js_api.KeyValueConfig(bucket=subjects.LIMITS_BUCKET, history=1, replicas=replicas),
+        # RM-4: every route turn rewrites its conversation, so an entry idle for an hour expires.
+        js_api.KeyValueConfig(bucket=subjects.CONVERSATIONS_BUCKET, ttl=CONVERSATIONS_TTL_S, history=1,
+                              replicas=replicas),
+        # SEC-4: each gateway key's last minute of requests, shared by the replicas; an idle key's entry
+        # (or a revoked one's) ages out instead of staying forever.
+        js_api.KeyValueConfig(bucket=subjects.KEY_RATES_BUCKET, ttl=KEY_RATES_TTL_S, history=1,
+                              replicas=replicas),
+    ]
+    for bucket in buckets:
+        await ensure_bucket(js, bucket)
 
 
 async def ensure_bucket(js: JetStreamContext, config: js_api.KeyValueConfig) -> None:
+    """Create the bucket unless it exists (every process provisions at start; the first one wins)."""
     try:
         await js.key_value(config.bucket)
     except (NotFoundError, Exception):
@@ -127,7 +120,7 @@ async def ensure_bucket(js: JetStreamContext, config: js_api.KeyValueConfig) -> 
 async def publish_event(
     js: JetStreamContext, event: EventBase, expected_last_subject_seq: int | None = None, timeout: float = 5.0
 ) -> int:
-    """Publish with `Nats-Msg-Id` = event id. Returns the stream sequence (the original one if a duplicate)."""
+    """Publish with `Nats-Msg-Id` = event id; returns its stream sequence (the first one's if a repeat)."""
     headers = {"Nats-Msg-Id": event.id}
     if expected_last_subject_seq is not None:
         headers["Nats-Expected-Last-Subject-Sequence"] = str(expected_last_subject_seq)
@@ -183,7 +176,7 @@ class Projection:
             await self._wait_target(timeout)
 
     async def _wait_target(self, timeout: float) -> None:
-        """Caught up when the consumer has nothing pending (the filter may not match the stream's last seq)."""
+        """Caught up once nothing is pending (the filter may never match the stream's last sequence)."""
         end = asyncio.get_running_loop().time() + timeout
         while not self.caught_up.is_set():
             if self.seq >= self._target:

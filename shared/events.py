@@ -36,7 +36,7 @@ class ConfigEvent(EventBase):
 
 
 class EndpointSaved(ConfigEvent):
-    """An endpoint: where models are served from. Never carries a key: callers read `BENCHWARMERS_KEY_<NAME>`."""
+    """Where models are served from. Never carries a key: callers read `BENCHWARMERS_KEY_<NAME>`."""
 
     type: Literal["endpoint_saved"] = "endpoint_saved"
     name: str
@@ -274,7 +274,7 @@ class VerdictRecorded(EventBase):
 
 
 class CooldownStarted(EventBase):
-    """A model rests after a rate limit (L-3): not seated as an explorer, ranked last in route mode, until `until`."""
+    """A model rests after a rate limit (L-3) until `until`: no explorer seat, ranked last in route mode."""
 
     type: Literal["cooldown_started"] = "cooldown_started"
     alias: str

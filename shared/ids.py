@@ -1,8 +1,9 @@
 """Panel, conversation and event ids.
 
 SPEC C-12 gives a panel id only four random hex digits per second; at a hundred panels a second across
-replicas those collide within seconds. We keep the shape and reserve each id atomically in the
-`bench_ids` KV bucket (create fails when the key exists), drawing again on a clash.
+replicas those collide within seconds. We keep the shape and reserve each id atomically, drawing again on
+a clash: a panel id by publishing its first event with `Nats-Expected-Last-Subject-Sequence: 0` (the
+seater), a conversation id by creating its key in the `bench_ids` bucket (`shared.bus.reserve_id`).
 """
 
 from __future__ import annotations

@@ -73,7 +73,9 @@ def test_an_endpoint_never_takes_a_key(http: httpx.Client, stack: Stack) -> None
     assert "sk-live-do-not-store" not in (stack.home / "logs" / "gateway-0.log").read_text()
 
 
-def test_an_endpoint_base_is_cleaned_and_its_kind_inferred(http: httpx.Client, provider: FakeProvider) -> None:
+def test_an_endpoint_base_is_cleaned_and_its_kind_inferred(
+    http: httpx.Client, provider: FakeProvider
+) -> None:
     """O-5: only an endpoint whose model list answers is saved, so it points at the fake provider (hub
     inference from a `/api` base is covered by the rules' unit tests)."""
     local = saved(

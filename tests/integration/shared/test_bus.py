@@ -49,10 +49,14 @@ async def test_projection_reads_its_own_writes(nc: bus.NATS) -> None:
 
 async def test_stale_config_write_is_refused(nc: bus.NATS) -> None:
     js = nc.jetstream()
-    seq = await bus.publish_event(js, EndpointSaved(id="e1", name="a", base="http://x/v1"), expected_last_subject_seq=0)
-    await bus.publish_event(js, EndpointSaved(id="e2", name="b", base="http://x/v1"), expected_last_subject_seq=seq)
+
+    def endpoint(n: str) -> EndpointSaved:
+        return EndpointSaved(id=f"e-{n}", name=n, base="http://x/v1")
+
+    seq = await bus.publish_event(js, endpoint("a"), expected_last_subject_seq=0)
+    await bus.publish_event(js, endpoint("b"), expected_last_subject_seq=seq)
     with pytest.raises(Exception, match="wrong last sequence"):
-        await bus.publish_event(js, EndpointSaved(id="e3", name="c", base="http://x/v1"), expected_last_subject_seq=seq)
+        await bus.publish_event(js, endpoint("c"), expected_last_subject_seq=seq)
 
 
 async def test_reserved_ids_never_collide(nc: bus.NATS) -> None:
