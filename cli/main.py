@@ -22,9 +22,12 @@ from cli.commands import (
     ledger,
     limits,
     model,
+    quota,
     settings,
+    sql,
     status,
     up,
+    usage,
     verdict,
 )
 from cli.errors import CliError
@@ -110,6 +113,9 @@ app.command("collections")(collection.collections)
 app.command("endpoints")(endpoint.endpoints)
 app.command("keys")(keys.keys)
 app.command("changes")(changes.changes)
+app.command("quota")(quota.quota)
+app.command("usage")(usage.usage)
+app.command("sql")(sql.sql)
 app.add_typer(model.app, name="model")
 app.add_typer(collection.app, name="collection")
 app.add_typer(endpoint.app, name="endpoint")

@@ -8,10 +8,8 @@ restarted.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -22,6 +20,7 @@ from pathlib import Path
 
 import nats
 
+from shared import processes
 from shared.natsserver import NatsServer
 from shared.runtime import health_subject
 
@@ -42,34 +41,17 @@ class Child:
         return f"{self.service}-{self.index}"
 
     def start(self) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab")  # the child gets its own copy of the descriptor
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", f"services.{self.service}"],
-            env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
+        self.proc = processes.spawn([sys.executable, "-m", f"services.{self.service}"], self.log_path,
+                                    env=self.env)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
     def signal(self, sig: int) -> None:
-        if self.alive():
-            assert self.proc is not None
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.proc.pid, sig)
+        processes.send(self.proc, sig)
 
     def stop(self, timeout: float = 10.0) -> None:
-        if not self.alive():
-            return
-        assert self.proc is not None
-        self.signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.signal(signal.SIGKILL)
-            self.proc.wait(timeout)
+        processes.stop(self.proc, timeout)
 
 
 PROVIDER_SECRETS = ("BENCHWARMERS_KEY_", "BENCH_SECRETS_PATH")

@@ -133,10 +133,13 @@ class ConfigState:
         self.models.clear()
         self.models.update(order)
         for name, col in list(self.collections.items()):
-            if old in col.members or col.merger == old:
+            if old in col.members or col.merger == old or old in col.shadows:
                 members = [new if m == old else m for m in col.members]
                 merger = new if col.merger == old else col.merger
-                self.collections[name] = col.model_copy(update={"members": members, "merger": merger})
+                shadows = [new if m == old else m for m in col.shadows]
+                self.collections[name] = col.model_copy(
+                    update={"members": members, "merger": merger, "shadows": shadows}
+                )
         if old in self.model_limits:
             self.model_limits[new] = self.model_limits.pop(old).model_copy(update={"name": new})
         for earlier, later in self.renamed.items():
@@ -158,6 +161,8 @@ class ConfigState:
                 update["members"] = [*col.members, alias]
             if "merger" in places and not col.merger:
                 update["merger"] = alias
+            if "shadows" in places and alias not in col.shadows:
+                update["shadows"] = [*col.shadows, alias]
             if update:
                 self.collections[name] = col.model_copy(update=update)
 
@@ -175,6 +180,9 @@ class ConfigState:
             if col.merger == event.alias:
                 where.append("merger")
                 update["merger"] = ""
+            if event.alias in col.shadows:
+                where.append("shadows")
+                update["shadows"] = [m for m in col.shadows if m != event.alias]
             if where:
                 places[name] = where
                 self.collections[name] = col.model_copy(update=update)

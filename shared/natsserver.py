@@ -6,16 +6,15 @@ ours: we stop it by its PID, never by name.
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+from shared import processes
 
 
 def free_port() -> int:
@@ -56,35 +55,26 @@ class NatsServer:
             nats_server_binary(), "-js", "-sd", str(self.store), "-a", "127.0.0.1",
             "-p", str(self.port), "-m", str(self.monitor_port), "-l", str(self.log_path),
         ]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = processes.spawn(cmd)
         self.wait_ready(timeout)
         return self
 
     def wait_ready(self, timeout: float = 15.0) -> None:
         url = f"http://127.0.0.1:{self.monitor_port}/healthz?js-enabled-only=true"
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if self.proc is not None and self.proc.poll() is not None:
-                raise RuntimeError(f"nats-server exited with {self.proc.returncode}; see {self.log_path}")
-            try:
-                with urllib.request.urlopen(url, timeout=1) as resp:
-                    if resp.status == 200:
-                        return
-            except OSError:
-                pass
-            time.sleep(0.05)
+
+        def healthy() -> bool:
+            with urllib.request.urlopen(url, timeout=1) as resp:
+                return bool(resp.status == 200)
+
+        assert self.proc is not None
+        if processes.wait_ready(self.proc, healthy, timeout):
+            return
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"nats-server exited with {self.proc.returncode}; see {self.log_path}")
         raise RuntimeError(f"nats-server not ready within {timeout}s; see {self.log_path}")
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        os.kill(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout)
+        processes.stop(self.proc, timeout)
 
     def restart(self) -> None:
         """Stop and start again on the same ports and store (for reconnect tests)."""

@@ -65,6 +65,10 @@ def save(
     tags: Annotated[str | None, typer.Option(help="Tags, comma-separated.")] = None,
     reply: Annotated[ReplyMode | None, typer.Option(help="all, merged or route.")] = None,
     merger: Annotated[str | None, typer.Option(help="Alias that merges ('' = chosen by verdicts).")] = None,
+    shadows: Annotated[
+        str | None, typer.Option(help="Route mode: aliases that answer each turn in the background, "
+                                      "comma-separated ('' = none).")
+    ] = None,
 ) -> None:
     """Create or change a collection (POST /api/collection); what you do not give keeps its value.
 
@@ -73,6 +77,7 @@ def save(
     \b
       bench collection save core --members gpt-mini,llama-70b --reply all --tags daily
       bench collection save core --add qwen --remove llama-70b
+      bench collection save agents --reply route --shadows qwen,gpt-mini
     """
     body: dict[str, Any] = {"name": name}
     if members is not None:
@@ -87,6 +92,8 @@ def save(
     body.update({k: v for k, v in optional.items() if v is not None})
     if tags is not None:
         body["tags"] = split_list(tags)
+    if shadows is not None:
+        body["shadows"] = split_list(shadows)
     if reply is not None:
         body["reply"] = reply.value
     s = session(ctx)

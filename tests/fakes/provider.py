@@ -17,8 +17,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -43,6 +41,7 @@ from tests.fakes.behaviour import (
     take_request,
     text_tokens,
 )
+from tests.fakes.loopback import LoopbackProcess
 from tests.fakes.route_tools import interleaved_tool_deltas
 
 
@@ -299,63 +298,23 @@ def main(argv: list[str] | None = None) -> None:
 # ---------------------------------------------------------------- the test-side handle
 
 
-class FakeProvider:
+class FakeProvider(LoopbackProcess):
     """Starts the fake provider as a subprocess on a free loopback port and controls it over HTTP."""
 
-    def __init__(self, models: dict[str, dict[str, Any]] | None = None, log_path: Path | None = None) -> None:
-        self.models = models or {}
-        self.log_path = log_path
-        self.port = 0
-        self.proc: subprocess.Popen[bytes] | None = None
+    module = "tests.fakes.provider"
+    health_path = "/_fake/health"
+    title = "fake provider"
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+    def __init__(self, models: dict[str, dict[str, Any]] | None = None, log_path: Path | None = None) -> None:
+        super().__init__(log_path)
+        self.models = models or {}
+
+    def args(self) -> list[str]:
+        return ["--models", json.dumps(self.models)]
 
     def base_for(self, api: str) -> str:
         """The endpoint base of each API kind (C-3): Gemini's native API lives under `/v1beta`."""
         return f"http://127.0.0.1:{self.port}/v1beta" if api == "gemini" else self.base_url
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    def start(self, timeout: float = 15.0) -> FakeProvider:
-        from shared.natsserver import free_port
-
-        for _ in range(3):  # a free port can be taken between choosing and binding: choose again
-            self.port = free_port()
-            self._spawn()
-            if self._wait_ready(timeout):
-                return self
-        raise RuntimeError("fake provider did not start")
-
-    def _spawn(self) -> None:
-        cmd = [sys.executable, "-m", "tests.fakes.provider", "--port", str(self.port),
-               "--models", json.dumps(self.models)]
-        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
-        root = Path(__file__).resolve().parents[2]
-        paths = [str(root), os.environ.get("PYTHONPATH", "")]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env,
-                                     cwd=root, start_new_session=True)
-        if self.log_path:
-            out.close()  # type: ignore[union-attr]
-
-    def _wait_ready(self, timeout: float) -> bool:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                return False
-            try:
-                self._admin("GET", "/_fake/health")
-                return True
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        return False
 
     def _admin(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
         data = json.dumps(payload).encode() if payload is not None else None
@@ -382,22 +341,6 @@ class FakeProvider:
 
     def reset_requests(self) -> None:
         self._admin("POST", "/_fake/requests/reset", {})
-
-    def stop(self, timeout: float = 10.0) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        os.kill(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout)
-
-    def __enter__(self) -> FakeProvider:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 if __name__ == "__main__":

@@ -18,16 +18,14 @@ import json
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
-import urllib.request
 from collections import deque
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.loopback import LoopbackProcess
 
 MODEL = "scripted"
 PLAIN_ANSWER = "Bench agent check"
@@ -276,78 +274,18 @@ def main(argv: list[str] | None = None) -> None:
 # ---------------------------------------------------------------- the test-side handle
 
 
-class ScriptedUpstream:
+class ScriptedUpstream(LoopbackProcess):
     """Starts the scripted upstream as a subprocess on a free loopback port; stopped by PID."""
 
-    def __init__(self, log_path: Path | None = None) -> None:
-        self.log_path = log_path
-        self.port = 0
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self, timeout: float = 15.0) -> ScriptedUpstream:
-        from shared.natsserver import free_port
-
-        for _ in range(3):  # a free port can be taken between choosing and binding: choose again
-            self.port = free_port()
-            self._spawn()
-            if self._wait_ready(timeout):
-                return self
-            self.stop()
-        raise RuntimeError("scripted upstream did not start")
-
-    def _spawn(self) -> None:
-        root = Path(__file__).resolve().parents[2]
-        paths = [str(root), os.environ.get("PYTHONPATH", "")]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.scripted", "--port", str(self.port)],
-                                     stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env, cwd=root,
-                                     start_new_session=True)
-        if self.log_path:
-            out.close()  # type: ignore[union-attr]
-
-    def _wait_ready(self, timeout: float) -> bool:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                return False
-            try:
-                self._get("/_scripted/health")
-                return True
-            except OSError:
-                time.sleep(0.05)
-        return False
-
-    def _get(self, path: str) -> Any:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as resp:
-            return json.loads(resp.read())
+    module = "tests.fakes.scripted"
+    health_path = "/_scripted/health"
+    title = "scripted upstream"
 
     def requests(self) -> list[dict[str, Any]]:
         """Every request received, oldest first: {"method", "path", "query", "headers" (lower-cased names),
         "body", "at"}."""
-        result: list[dict[str, Any]] = self._get("/_scripted/requests")
+        result: list[dict[str, Any]] = self.get("/_scripted/requests")
         return result
-
-    def stop(self, timeout: float = 10.0) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        os.kill(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout)
-
-    def __enter__(self) -> ScriptedUpstream:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from services.gateway.admin.rules import Invalid, Rule, save_collection, strip_b
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent
 
-KEPT = ("members", "description", "shape", "tags", "reply", "merger")
+KEPT = ("members", "description", "shape", "tags", "reply", "merger", "shadows")
 
 
 def merged(body: dict[str, Any], state: ConfigState) -> dict[str, Any]:

@@ -45,7 +45,8 @@ def new_alias_errors(new: Any, state: ConfigState) -> list[str]:
 
 
 def places_of(alias: str, state: ConfigState) -> list[str]:
-    return sorted(n for n, c in state.collections.items() if alias in c.members or c.merger == alias)
+    return sorted(n for n, c in state.collections.items()
+                  if alias in c.members or c.merger == alias or alias in c.shadows)
 
 
 def change_model(body: dict[str, Any]) -> Rule:

@@ -269,6 +269,19 @@ def check_members(raw: Any, state: ConfigState, errors: list[str]) -> list[str]:
     return members
 
 
+def check_shadows(raw: Any, state: ConfigState, errors: list[str]) -> list[str]:
+    """Route mode's background evaluators: chat models on the bench, like members (none is fine)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(isinstance(m, str) for m in raw):
+        errors.append('"shadows" must be a list of model aliases')
+        return []
+    shadows = list(dict.fromkeys(raw))
+    for alias in shadows:
+        errors.extend(chat_model_errors(alias, state, "shadow"))
+    return shadows
+
+
 def check_tags(raw: Any, errors: list[str]) -> list[str]:
     if raw is None:
         return []
@@ -287,9 +300,11 @@ def check_tags(raw: Any, errors: list[str]) -> list[str]:
 
 def save_collection(body: dict[str, Any]) -> Rule:
     def rule(state: ConfigState, event_id: str) -> ConfigEvent:
-        errors = unknown_fields(body, ("name", "members", "description", "shape", "tags", "reply", "merger"))
+        errors = unknown_fields(body, ("name", "members", "description", "shape", "tags", "reply", "merger",
+                                       "shadows"))
         name = check_name(strip_bench(body.get("name")), "collection", errors)
         members = check_members(body.get("members"), state, errors)
+        shadows = check_shadows(body.get("shadows"), state, errors)
         description = body.get("description") or ""
         if not isinstance(description, str) or len(description) > DESCRIPTION_MAX:
             errors.append(f'"description" must be text of at most {DESCRIPTION_MAX} characters')
@@ -312,7 +327,7 @@ def save_collection(body: dict[str, Any]) -> Rule:
             raise Invalid(errors)
         return CollectionSaved(
             id=event_id, by="admin", name=name, members=members, shape=shape, description=description,
-            tags=tags, reply=reply, merger=merger,
+            tags=tags, reply=reply, merger=merger, shadows=shadows,
         )
 
     return rule

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from shared.commands import KnownLimits, QuotaLine, RestingLine, SentLine, UsageLine
+
 Api = Literal["chat", "responses", "anthropic", "gemini"]
 Kind = Literal["provider", "aggregator", "hub", "local"]
 Reply = Literal["all", "merged", "route"]
@@ -200,6 +202,9 @@ class CollectionBody(Body):
     tags: list[str] | None = None
     reply: str | None = one_of("all", "merged", "route")
     merger: str | None = None
+    shadows: list[str] | None = Field(
+        default=None, description="route mode: models that answer each turn in the background, for evaluation"
+    )
 
 
 class CollectionName(Body):
@@ -215,6 +220,7 @@ class CollectionView(BaseModel):
     tags: list[str]
     reply: Reply
     merger: str
+    shadows: list[str]
     explorers: int
     together: dict[str, Any]
 
@@ -388,3 +394,40 @@ class LoginBody(Body):
 
 class RebuildReply(Ok):
     model_config = ConfigDict(extra="allow")
+
+
+# ---------------------------------------------------------------- the ledger's views (L-5, L-7)
+
+# A query the ledger had to stop is refused with 408; the other refusals are everyone's.
+SQL_REFUSALS: dict[int | str, dict[str, Any]] = {
+    **REFUSALS, 408: {"model": ErrorReply, "description": "the query ran too long and was stopped"},
+}
+
+
+class QuotaReply(Ok):
+    """L-7: live quota records, what was sent per connection (24 h, this UTC month), resting models and
+    the known limits, as the ledger folded them at `at`."""
+
+    at: datetime
+    quotas: list[QuotaLine]
+    sent: list[SentLine]
+    resting: list[RestingLine]
+    limits: KnownLimits
+
+
+class UsageReply(Ok):
+    """L-5: one row per provider call, newest first; never a prompt."""
+
+    rows: list[UsageLine]
+
+
+class SqlBody(Body):
+    sql: str = Field(description="one SELECT (or WITH … SELECT) over the ledger's tables")
+    max_rows: int = Field(default=1000, ge=1, le=10_000)
+
+
+class SqlReply(Ok):
+    columns: list[str]
+    types: list[str]
+    rows: list[list[Any]]
+    truncated: bool = Field(description="more rows matched than max_rows (or than a reply may carry)")

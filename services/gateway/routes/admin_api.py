@@ -3,7 +3,14 @@ the OpenAPI schema with its request and reply bodies."""
 
 from __future__ import annotations
 
-from services.gateway.routes import admin_config, admin_endpoints, admin_keys, admin_login, admin_models
+from services.gateway.routes import (
+    admin_config,
+    admin_endpoints,
+    admin_keys,
+    admin_ledger,
+    admin_login,
+    admin_models,
+)
 
 ADMIN_ROUTERS = (admin_config.router, admin_models.router, admin_endpoints.router, admin_keys.router,
-                 admin_login.router)
+                 admin_login.router, admin_ledger.router)

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +21,7 @@ from services.caller.limit_book import LimitBook
 from services.caller.pacer import Pacer
 from services.caller.upstream import Upstream, make_client
 from services.caller.window_store import WindowStore
-from shared import bus
+from shared import bus, processes
 from shared.config_state import ConfigState
 from shared.natsserver import NatsServer
 from tests.fakes.provider import FakeProvider
@@ -94,23 +92,11 @@ class CallerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 20.0) -> CallerProcess:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "services.caller"],
-                cwd=ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        end = time.monotonic() + timeout
-        while "service_ready" not in self.log():
-            if self.proc.poll() is not None or time.monotonic() > end:
-                self.kill()
-                raise RuntimeError(f"caller did not start:\n{self.log()[-3000:]}")
-            time.sleep(0.05)
+        self.proc = processes.spawn([sys.executable, "-m", "services.caller"], self.log_path, env=self.env,
+                                    cwd=ROOT)
+        if not processes.wait_ready(self.proc, lambda: "service_ready" in self.log(), timeout):
+            self.kill()
+            raise RuntimeError(f"caller did not start:\n{self.log()[-3000:]}")
         return self
 
     @property
@@ -129,20 +115,11 @@ class CallerProcess:
         return [json.loads(line) for line in self.log().splitlines() if line.startswith("{")]
 
     def stop(self, timeout: float = 15.0) -> int | None:
-        """SIGTERM and wait; returns the exit code."""
-        if self.proc is None or self.proc.poll() is not None:
-            return self.proc.returncode if self.proc else None
-        os.kill(self.proc.pid, signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            return None
+        """SIGTERM and wait; returns the exit code (None when it had to be killed)."""
+        return processes.stop(self.proc, timeout)
 
     def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
+        processes.kill(self.proc)
 
 
 @pytest.fixture

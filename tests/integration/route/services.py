@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from services.gateway.panel.resolve import resolve
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.route.plan import Broke, Done, Pieces, TurnPlan, TurnUpdate
 from services.gateway.route.transport import AsSent, RouteTransport
-from shared import bus, subjects
+from shared import bus, processes, subjects
 from shared.config_state import ConfigState
 from shared.events import EventBase, decode_event
 from shared.settings import GatewaySettings
@@ -43,28 +42,15 @@ class ServiceProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def start(self, timeout: float = 30.0) -> ServiceProcess:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.log_path, "ab") as out:
-            self.proc = subprocess.Popen([sys.executable, "-m", f"services.{self.service}"], cwd=ROOT,
-                                         env=self.env, stdin=subprocess.DEVNULL, stdout=out,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
-        end = time.monotonic() + timeout
-        while "service_ready" not in self.log():
-            if self.proc.poll() is not None or time.monotonic() > end:
-                self.stop()
-                raise RuntimeError(f"{self.service} did not start:\n{self.log()[-3000:]}")
-            time.sleep(0.05)
+        self.proc = processes.spawn([sys.executable, "-m", f"services.{self.service}"], self.log_path,
+                                    env=self.env, cwd=ROOT)
+        if not processes.wait_ready(self.proc, lambda: "service_ready" in self.log(), timeout):
+            self.stop()
+            raise RuntimeError(f"{self.service} did not start:\n{self.log()[-3000:]}")
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        os.kill(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout)
+        processes.stop(self.proc, timeout)
 
 
 @dataclass

@@ -1,0 +1,68 @@
+"""Child processes we own: started in their own session, waited on until ready, stopped by PID.
+
+One place for the start/ready/stop dance that NATS, the stack's services and the test fakes all need, so
+a child is never stopped by name and never left behind when it ignores SIGTERM.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+
+def spawn(cmd: Sequence[str], log_path: Path | None = None, env: Mapping[str, str] | None = None,
+          cwd: Path | None = None) -> subprocess.Popen[bytes]:
+    """Start `cmd` in its own session; stdout and stderr are appended to `log_path` (or discarded)."""
+    if log_path is None:
+        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:  # the child gets its own copy of the descriptor
+        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                env=env, cwd=cwd, start_new_session=True)
+
+
+def wait_ready(proc: subprocess.Popen[bytes], ready: Callable[[], bool], timeout: float) -> bool:
+    """Poll `ready` until it holds (True), the process exits or `timeout` passes (False).
+    An `OSError` from `ready` (a port not listening yet) counts as not ready."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            return False
+        with contextlib.suppress(OSError):
+            if ready():
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def send(proc: subprocess.Popen[bytes] | None, sig: int) -> None:
+    """Signal the process by its PID if it still runs."""
+    if proc is not None and proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, sig)
+
+
+def stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> int | None:
+    """SIGTERM, wait up to `timeout`, then SIGKILL and wait again. Returns the exit code when the
+    process ended on its own or on SIGTERM, None when it had to be killed (or never started)."""
+    if proc is None or proc.poll() is not None:
+        return proc.returncode if proc is not None else None
+    send(proc, signal.SIGTERM)
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        kill(proc, timeout)
+        return None
+
+
+def kill(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
+    """SIGKILL and wait for the process to be reaped."""
+    if proc is not None and proc.poll() is None:
+        send(proc, signal.SIGKILL)
+        proc.wait(timeout)
