@@ -25,7 +25,7 @@ import pytest
 from cli.stack import Child, Stack
 from shared import subjects
 from shared.natsserver import free_port
-from tests.e2e.conftest import stack_logs, wait_until
+from tests.e2e.conftest import running, wait_until
 from tests.fakes.provider import FakeProvider
 
 TOKEN = "admin-token-for-tests-0123"
@@ -65,8 +65,7 @@ def secured(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) ->
             "BENCH_ALLOWED_ORIGINS": ORIGIN,
         },
     )
-    try:
-        stack.start()
+    with running(stack):
         a, b = (f"http://127.0.0.1:{port}" for port in stack.gateway_ports)
         admin = httpx.Client(base_url=a, headers={"authorization": f"Bearer {TOKEN}"}, timeout=60)
         for body in (
@@ -85,11 +84,6 @@ def secured(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) ->
             )
             assert admin.post(path, json=body).status_code == 200
         yield Secured(stack, admin, a, b)
-    except BaseException:
-        print(stack_logs(home))
-        raise
-    finally:
-        stack.stop()
 
 
 # ---------------------------------------------------------------- SEC-1
@@ -396,14 +390,21 @@ def test_a71_the_access_log_names_the_caller_never_the_key_or_query(secured: Sec
         httpx.get(secured.a + "/v1beta/models", params={"key": key, "other": "q-secret"}).status_code == 200
     )
     assert httpx.get(secured.a + "/v1/models", headers={"authorization": f"Bearer {key}"}).status_code == 200
-    log = (secured.stack.home / "logs" / "gateway-0.log").read_text()
+    path = secured.stack.home / "logs" / "gateway-0.log"
+
+    def access_lines() -> list[dict[str, Any]]:
+        log = path.read_text()
+        return [json.loads(line) for line in log.splitlines() if line.startswith("{") and '"http"' in line]
+
+    def logged() -> set[tuple[str, str, int]]:
+        return {(x["method"], x["path"], x["status"]) for x in access_lines() if x.get("who") == "sec-logged"}
+
+    # The access line is written as the reply leaves: wait for it rather than race it.
+    wait_until(lambda: logged() >= {("GET", "/v1beta/models", 200), ("GET", "/v1/models", 200)},
+               what="both access lines")
+    log = path.read_text()
     assert key not in log and "q-secret" not in log
-    lines = [json.loads(line) for line in log.splitlines() if line.startswith("{") and '"http"' in line]
-    mine = [line for line in lines if line.get("who") == "sec-logged"]
-    assert {(line["method"], line["path"], line["status"]) for line in mine} >= {
-        ("GET", "/v1beta/models", 200),
-        ("GET", "/v1/models", 200),
-    }
+    lines = access_lines()
     assert any(line.get("who") == "admin" and line["path"].startswith("/api/") for line in lines)
 
 
