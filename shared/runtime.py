@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import structlog
@@ -15,6 +15,17 @@ from shared import bus
 from shared.settings import BusSettings
 
 HEALTH_PREFIX = "bench.rpc.health"
+
+
+def run(main: Coroutine[Any, Any, None]) -> None:
+    """Run a service's main coroutine on uvloop where it exists (as uvicorn does for the gateway): every
+    hop of a panel crosses an event loop, and uvloop's is several times cheaper than asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main)
+    else:
+        uvloop.run(main)
 
 
 def health_subject(service: str) -> str:

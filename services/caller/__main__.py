@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 
 import structlog
@@ -21,7 +20,7 @@ from shared import subjects
 from shared.bus import Projection
 from shared.config_state import ConfigState
 from shared.logging import setup_logging
-from shared.runtime import serve
+from shared.runtime import run, serve
 from shared.settings import CallerSettings, instance_name
 
 
@@ -58,7 +57,7 @@ def main() -> None:
     settings = CallerSettings()
     setup_logging("caller", settings.log_level)
     instance = instance_name("caller")
-    asyncio.run(serve("caller", instance, settings, lambda nc: start_caller(nc, settings, instance)))
+    run(serve("caller", instance, settings, lambda nc: start_caller(nc, settings, instance)))
 
 
 if __name__ == "__main__":

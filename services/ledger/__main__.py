@@ -18,6 +18,7 @@ from services.ledger.ledger import REBUILD_WAIT_S, Ledger
 from services.ledger.store import LedgerFileBusy, discard
 from shared import bus
 from shared.logging import setup_logging
+from shared.runtime import run as run_service
 from shared.runtime import serve
 from shared.settings import LedgerSettings, instance_name
 
@@ -73,7 +74,7 @@ def main(argv: list[str]) -> int:
     if argv:
         print("usage: python -m services.ledger [rebuild]", file=sys.stderr)
         return 2
-    asyncio.run(run(settings))
+    run_service(run(settings))
     return 0
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 
 from nats.aio.client import Client as NATS
@@ -10,7 +9,7 @@ from nats.aio.client import Client as NATS
 from services.seater.route_rpc import RouteRanker
 from services.seater.service import Seater
 from shared.logging import setup_logging
-from shared.runtime import serve
+from shared.runtime import run, serve
 from shared.settings import SeaterSettings, instance_name
 
 
@@ -30,7 +29,7 @@ def main() -> None:
 
         return stop
 
-    asyncio.run(serve("seater", instance, settings, start))
+    run(serve("seater", instance, settings, start))
 
 
 if __name__ == "__main__":
