@@ -242,9 +242,10 @@ def main() -> None:
 
     home = Path(tempfile.mkdtemp(prefix="bench-home-"))
     provider = FakeProvider(models={m: {"latency_ms": args.latency_ms} for m in MEMBERS + EXPLORERS}).start()
-    stack = Stack(home=home, port=free_port(), replicas={"caller": args.callers}).start()
+    stack = Stack(home=home, port=free_port(), replicas={"caller": args.callers})
     report: dict[str, Any] = {"latency_ms": args.latency_ms, "callers": args.callers}
     try:
+        stack.start()
         configure(stack.url, provider.base_url)
         direct_url = provider.base_url + "/chat/completions"
         direct_body = json.dumps({"model": MEMBERS[0], "messages": [{"role": "user", "content": "x"}]})

@@ -79,6 +79,14 @@ class Stack:
     nats: NatsServer | None = None
 
     def start(self, timeout: float = 60.0) -> Stack:
+        """Start everything and wait until it answers; on any failure stop what did start, then raise."""
+        try:
+            return self._start(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, timeout: float) -> Stack:
         self.home.mkdir(parents=True, exist_ok=True)
         if not self.nats_url:
             self.nats = NatsServer(store=self.home / "nats").start()

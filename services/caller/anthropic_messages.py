@@ -7,12 +7,14 @@ import json
 from typing import Any
 
 from services.caller.chat_parts import (
+    alternating,
     arguments_object,
     forced_tool,
     function_tools,
     image_of,
     parts_of,
     system_text,
+    text_of_parts,
     tool_call_id,
     tool_calls_of,
     turns,
@@ -29,6 +31,7 @@ from services.caller.wire import (
     output_budget,
     sse_payload,
     stop_list,
+    stream_event,
 )
 from shared.commands import Msg, SeatCall
 
@@ -78,8 +81,8 @@ def tools_of(options: dict[str, Any]) -> dict[str, Any]:
 
 def blocks_of(message: Msg) -> list[dict[str, Any]]:
     if message.role == "tool":
-        text = "".join(p.get("text", "") for p in parts_of(message.content) if p.get("type") == "text")
-        return [{"type": "tool_result", "tool_use_id": tool_call_id(message), "content": text}]
+        return [{"type": "tool_result", "tool_use_id": tool_call_id(message),
+                 "content": text_of_parts(message.content)}]
     blocks: list[dict[str, Any]] = []
     for part in parts_of(message.content):
         image = image_of(part)
@@ -97,17 +100,8 @@ def blocks_of(message: Msg) -> list[dict[str, Any]]:
 
 def messages_of(messages: list[Msg]) -> list[dict[str, Any]]:
     """User and assistant turns; tool results ride in a user turn; neighbours of one role are merged."""
-    out: list[dict[str, Any]] = []
-    for message in turns(messages):
-        role = "assistant" if message.role == "assistant" else "user"
-        blocks = blocks_of(message)
-        if not blocks:
-            continue
-        if out and out[-1]["role"] == role:
-            out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
-    return out
+    return alternating((("assistant" if m.role == "assistant" else "user", blocks_of(m))
+                        for m in turns(messages)), "content")
 
 
 def usage_of(raw: dict[str, Any]) -> Usage:
@@ -134,12 +128,8 @@ class StreamParser:
         payload = sse_payload(line)
         if self.outcome.error or self.done or not payload:
             return
-        try:
-            event = json.loads(payload)
-        except ValueError:
-            self.outcome.error = f"Error: client failed: non-JSON in stream: {payload[:200]}"
-            return
-        if isinstance(event, dict):
+        event = stream_event(payload, self.outcome)
+        if event is not None:
             self._fold(event)
 
     def _fold(self, event: dict[str, Any]) -> None:

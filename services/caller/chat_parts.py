@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,11 @@ def content_text(content: Any) -> str:
         texts = (p.get("text") for p in content if isinstance(p, dict))
         return "".join(t for t in texts if isinstance(t, str))
     return ""
+
+
+def text_of_parts(content: Any) -> str:
+    """The `text` parts of a content joined (what a tool result carries to Anthropic and Gemini)."""
+    return "".join(p.get("text", "") for p in parts_of(content) if p.get("type") == "text")
 
 
 def parts_of(content: Any) -> list[dict[str, Any]]:
@@ -66,6 +72,20 @@ def system_text(messages: list[Msg]) -> str:
 
 def turns(messages: list[Msg]) -> list[Msg]:
     return [m for m in messages if m.role not in SYSTEM_ROLES]
+
+
+def alternating(said: Iterable[tuple[str, list[dict[str, Any]]]], key: str) -> list[dict[str, Any]]:
+    """(role, pieces) turns as `{"role", key: pieces}` for kinds whose roles must alternate: empty turns
+    are dropped and neighbours of one role merged."""
+    out: list[dict[str, Any]] = []
+    for role, pieces in said:
+        if not pieces:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1][key].extend(pieces)
+        else:
+            out.append({"role": role, key: pieces})
+    return out
 
 
 @dataclass(frozen=True)

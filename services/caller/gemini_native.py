@@ -10,12 +10,14 @@ from typing import Any
 from urllib.parse import quote
 
 from services.caller.chat_parts import (
+    alternating,
     arguments_object,
     forced_tool,
     function_tools,
     image_of,
     parts_of,
     system_text,
+    text_of_parts,
     tool_call_id,
     tool_calls_of,
     turns,
@@ -31,6 +33,7 @@ from services.caller.wire import (
     output_budget,
     sse_payload,
     stop_list,
+    stream_event,
 )
 from shared.commands import Msg, SeatCall
 
@@ -101,9 +104,8 @@ def tools_of(options: dict[str, Any]) -> dict[str, Any]:
 
 def parts_for(message: Msg, tool_names: dict[str, str]) -> list[dict[str, Any]]:
     if message.role == "tool":
-        text = "".join(p.get("text", "") for p in parts_of(message.content) if p.get("type") == "text")
         name = tool_names.get(tool_call_id(message), "tool")
-        return [{"functionResponse": {"name": name, "response": {"content": text}}}]
+        return [{"functionResponse": {"name": name, "response": {"content": text_of_parts(message.content)}}}]
     parts: list[dict[str, Any]] = []
     for part in parts_of(message.content):
         image = image_of(part)
@@ -120,18 +122,9 @@ def parts_for(message: Msg, tool_names: dict[str, str]) -> list[dict[str, Any]]:
 
 def contents_of(messages: list[Msg]) -> list[dict[str, Any]]:
     """Turns as `user`/`model` contents; a tool result is a user turn naming the function it answers."""
-    out: list[dict[str, Any]] = []
     tool_names: dict[str, str] = {}
-    for message in turns(messages):
-        role = "model" if message.role == "assistant" else "user"
-        parts = parts_for(message, tool_names)
-        if not parts:
-            continue
-        if out and out[-1]["role"] == role:
-            out[-1]["parts"].extend(parts)
-        else:
-            out.append({"role": role, "parts": parts})
-    return out
+    return alternating((("model" if m.role == "assistant" else "user", parts_for(m, tool_names))
+                        for m in turns(messages)), "parts")
 
 
 def usage_of(meta: dict[str, Any]) -> Usage:
@@ -159,12 +152,8 @@ class StreamParser:
         payload = sse_payload(line)
         if self.outcome.error or not payload:
             return
-        try:
-            chunk = json.loads(payload)
-        except ValueError:
-            self.outcome.error = f"Error: client failed: non-JSON in stream: {payload[:200]}"
-            return
-        if isinstance(chunk, dict):
+        chunk = stream_event(payload, self.outcome)
+        if chunk is not None:
             self.fold(chunk, "mid-stream")
 
     def fold(self, chunk: dict[str, Any], where: str) -> None:

@@ -17,6 +17,7 @@ from services.caller.wire import (
     endpoint_url,
     error_object_text,
     sse_payload,
+    stream_event,
 )
 from shared.commands import SeatCall
 
@@ -125,12 +126,8 @@ class StreamParser:
         if payload == "[DONE]":
             self.done = True
             return
-        try:
-            chunk = json.loads(payload)
-        except ValueError:
-            self.outcome.error = f"Error: client failed: non-JSON in stream: {payload[:200]}"
-            return
-        if isinstance(chunk, dict):
+        chunk = stream_event(payload, self.outcome)
+        if chunk is not None:
             self._fold(chunk)
 
     def _fold(self, chunk: dict[str, Any]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from services.caller.chat_parts import (
@@ -27,6 +26,7 @@ from services.caller.wire import (
     json_object,
     output_budget,
     sse_payload,
+    stream_event,
 )
 from shared.commands import Msg, SeatCall
 
@@ -117,12 +117,8 @@ class StreamParser:
         payload = sse_payload(line)
         if self.outcome.error or self.done or not payload or payload == "[DONE]":
             return
-        try:
-            event = json.loads(payload)
-        except ValueError:
-            self.outcome.error = f"Error: client failed: non-JSON in stream: {payload[:200]}"
-            return
-        if isinstance(event, dict):
+        event = stream_event(payload, self.outcome)
+        if event is not None:
             self._fold(event)
 
     def _fold(self, event: dict[str, Any]) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -21,13 +20,12 @@ import httpx
 
 from services.caller.adapters import ADAPTERS, Adapter
 from services.caller.outcome import CallOutcome, CallReport, Tally, client_failed
-from services.caller.quota_headers import quotas_from
 from services.caller.redaction import without_key
 from services.caller.retries import retry_wait
 from services.caller.route_chunks import Chunk, chunks_of_outcome, translator_for
 from services.caller.route_events import RouteReport
-from services.caller.upstream import Attempt, ReplyTooLarge, Upstream, estimated_tokens, read_capped
-from services.caller.wire import MAX_REPLY_BYTES, UpstreamRequest, http_error_text
+from services.caller.upstream import Attempt, ReplyTooLarge, Upstream, read_capped
+from services.caller.wire import MAX_REPLY_BYTES, UpstreamRequest
 from shared.commands import SeatCall
 
 Emit = Callable[[Chunk], Awaitable[None]]
@@ -140,25 +138,16 @@ class RouteCaller:
         adapter = ADAPTERS[seat.api]
         request = adapter.build(seat, key)
         retries, last = 0, None
-        pacer = self.upstream.pacer
         while True:
             # Pacing may hold the call only as long as the window leaves (a later slot is a refusal).
             window_epoch = time.time() + (window_end - asyncio.get_running_loop().time())
             paced_seat = seat.model_copy(update={"deadline": min(seat.deadline, window_epoch)})
-            tokens = estimated_tokens(request)
-            admission = await pacer.admit(paced_seat, tokens, f"{seat.call}:{uuid.uuid4().hex[:12]}")
-            tally.waited = tally.waited or admission.paced == "waited"
-            tally.waited_s += admission.waited_s if admission.paced == "waited" else 0.0
-            if admission.paced == "refused":
-                tally.refused = True
-                return last or CallOutcome(error=admission.refusal)
-            open_attempt.ticket, open_attempt.tokens = admission.ticket, tokens
-            tally.sent()
-            outcome = await self.attempt(request, adapter, seat.api, progress)
-            tally.answered(outcome)
-            used = outcome.usage.tokens_in + outcome.usage.tokens_out if outcome.usage else tokens
-            await pacer.settle(seat, open_attempt.ticket, used, outcome.quotas)
-            open_attempt.ticket, last = None, outcome
+            outcome = await self.upstream.paced_attempt(
+                seat, request, tally, open_attempt,
+                lambda sent: self.attempt(sent, adapter, seat.api, progress), admit_as=paced_seat)
+            if tally.refused:
+                return last or outcome
+            last = outcome
             if progress.relayed:
                 return outcome
             fallback = adapter.fallback(request, outcome)
@@ -174,28 +163,7 @@ class RouteCaller:
     async def attempt(self, request: UpstreamRequest, adapter: Adapter, api: str,
                       progress: Progress) -> CallOutcome:
         """One HTTP request, its chunks passed on as they come; every failure becomes an outcome."""
-        clock = self.upstream.clock
-        host = httpx.URL(request.url).host.lower()
-        try:
-            async with self.upstream.client.stream("POST", request.url, headers=request.headers,
-                                                   json=request.body) as resp:
-                if not 200 <= resp.status_code < 300:
-                    body = (await read_capped(resp)).decode(errors="replace")
-                    status, retry_after = resp.status_code, resp.headers.get("retry-after")
-                    return CallOutcome(error=http_error_text(status, body, retry_after), http_status=status,
-                                       retry_after=retry_after,
-                                       quotas=quotas_from(resp.headers, status, body, host, clock()))
-                outcome = await self._relay(resp, adapter, api, progress)
-                outcome.http_status = resp.status_code
-                outcome.quotas = quotas_from(resp.headers, resp.status_code, "", host, clock())
-                return outcome
-        except httpx.TransportError as exc:
-            why = f"connection error: {type(exc).__name__}: {exc}".rstrip(": ")
-            return CallOutcome(error=f"Error: client failed: {why}", connection_failed=True)
-        except ReplyTooLarge:
-            return client_failed(f"reply larger than {MAX_REPLY_BYTES // (1024 * 1024)} MB")
-        except Exception as exc:  # whatever a provider does, the call is still recorded
-            return client_failed(f"{type(exc).__name__}: {exc}")
+        return await self.upstream.exchange(request, lambda resp: self._relay(resp, adapter, api, progress))
 
     @staticmethod
     async def _relay(resp: httpx.Response, adapter: Adapter, api: str, progress: Progress) -> CallOutcome:

@@ -139,8 +139,6 @@ class AnthropicChunks:
 class ResponsesChunks:
     """Typed events: text and reasoning deltas, function calls by output item, then the final response."""
 
-    REASONING = ("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
-
     def __init__(self) -> None:
         self.make = ChunkMaker()
         self.calls: dict[str, int] = {}  # output item id → tool-call index
@@ -157,7 +155,7 @@ class ResponsesChunks:
             self.make.model = str(response["model"])
         if kind == "response.output_text.delta":
             return [self.make.chunk({"content": str(event.get("delta", ""))})]
-        if kind in self.REASONING:
+        if kind in openai_responses.REASONING_DELTAS:
             return [self.make.chunk({"reasoning_content": str(event.get("delta", ""))})]
         if kind in ("response.output_item.added", "response.output_item.done"):
             return self.item(event.get("item") or {}, done=kind.endswith("done"))
@@ -167,7 +165,7 @@ class ResponsesChunks:
                 return []
             self.with_arguments.add(key)
             return [self.make.call_arguments(self.calls[key], str(event.get("delta", "")))]
-        if kind in ("response.completed", "response.incomplete"):
+        if kind in openai_responses.ENDINGS:
             return self.end(response)
         return []
 

@@ -13,7 +13,7 @@ import json
 import random
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 import httpx
@@ -100,20 +100,11 @@ class Upstream:
         request = adapter.build(call, key)
         retries, budget_retried, last = 0, False, None
         while True:
-            tokens = estimated_tokens(request)
-            admission = await self.pacer.admit(call, tokens, f"{call.call}:{uuid.uuid4().hex[:12]}")
-            tally.waited = tally.waited or admission.paced == "waited"
-            tally.waited_s += admission.waited_s if admission.paced == "waited" else 0.0
-            if admission.paced == "refused":
-                tally.refused = True
-                return last or CallOutcome(error=admission.refusal)
-            open_attempt.ticket, open_attempt.tokens = admission.ticket, tokens
-            tally.sent()
-            outcome = await self.attempt(request, adapter)
-            tally.answered(outcome)
-            used = outcome.usage.tokens_in + outcome.usage.tokens_out if outcome.usage else tokens
-            await self.pacer.settle(call, open_attempt.ticket, used, outcome.quotas)
-            open_attempt.ticket, last = None, outcome
+            outcome = await self.paced_attempt(call, request, tally, open_attempt,
+                                               lambda sent: self.attempt(sent, adapter))
+            if tally.refused:
+                return last or outcome
+            last = outcome
             fallback = adapter.fallback(request, outcome)
             if fallback is not None:
                 request = fallback
@@ -129,15 +120,42 @@ class Upstream:
             retries += 1
             await asyncio.sleep(wait)
 
+    async def paced_attempt(self, call: SeatCall, request: UpstreamRequest, tally: Tally,
+                            open_attempt: Attempt, send: Callable[[UpstreamRequest], Awaitable[CallOutcome]],
+                            admit_as: SeatCall | None = None) -> CallOutcome:
+        """`send(request)` through the pacer (admitted as `admit_as`, by default the call), its ticket
+        settled with the usage the reply reported. When pacing refuses it, `tally.refused` is set and the
+        outcome carries the refusal."""
+        tokens = estimated_tokens(request)
+        admission = await self.pacer.admit(admit_as or call, tokens, f"{call.call}:{uuid.uuid4().hex[:12]}")
+        tally.waited = tally.waited or admission.paced == "waited"
+        tally.waited_s += admission.waited_s if admission.paced == "waited" else 0.0
+        if admission.paced == "refused":
+            tally.refused = True
+            return CallOutcome(error=admission.refusal)
+        open_attempt.ticket, open_attempt.tokens = admission.ticket, tokens
+        tally.sent()
+        outcome = await send(request)
+        tally.answered(outcome)
+        used = outcome.usage.tokens_in + outcome.usage.tokens_out if outcome.usage else tokens
+        await self.pacer.settle(call, open_attempt.ticket, used, outcome.quotas)
+        open_attempt.ticket = None
+        return outcome
+
     async def attempt(self, request: UpstreamRequest, adapter: Adapter) -> CallOutcome:
-        """One HTTP request; every failure becomes an outcome, none an exception."""
+        return await self.exchange(request, lambda resp: self._read_reply(resp, adapter))
+
+    async def exchange(self, request: UpstreamRequest,
+                       read: Callable[[httpx.Response], Awaitable[CallOutcome]]) -> CallOutcome:
+        """One HTTP request, its 2xx reply read by `read`; every failure becomes an outcome, none an
+        exception."""
         host = (urlsplit(request.url).hostname or "").lower()
         try:
             reply = self.client.stream("POST", request.url, headers=request.headers, json=request.body)
             async with reply as resp:
                 if not 200 <= resp.status_code < 300:
                     return await self._http_error(resp, host, self.clock())
-                outcome = await self._read_reply(resp, adapter)
+                outcome = await read(resp)
                 outcome.http_status = resp.status_code
                 outcome.quotas = quotas_from(resp.headers, resp.status_code, "", host, self.clock())
                 return outcome
@@ -146,7 +164,7 @@ class Upstream:
             return CallOutcome(error=f"Error: client failed: {why}", connection_failed=True)
         except ReplyTooLarge:
             return client_failed(f"reply larger than {MAX_REPLY_BYTES // (1024 * 1024)} MB")
-        except Exception as exc:  # whatever a provider does, the seat is still recorded
+        except Exception as exc:  # whatever a provider does, the call is still recorded
             return client_failed(f"{type(exc).__name__}: {exc}")
 
     @staticmethod

@@ -81,6 +81,16 @@ def sse_payload(line: str) -> str | None:
     return line[5:].strip() if line.startswith("data:") else None
 
 
+def stream_event(payload: str, outcome: CallOutcome) -> dict[str, Any] | None:
+    """One stream event's JSON object (None for other JSON); a non-JSON payload fails the outcome."""
+    try:
+        event = json.loads(payload)
+    except ValueError:
+        outcome.error = f"Error: client failed: non-JSON in stream: {payload[:200]}"
+        return None
+    return event if isinstance(event, dict) else None
+
+
 def json_object(raw: bytes | str) -> tuple[Any, CallOutcome | None]:
     """A plain reply decoded, or the client failure saying why it could not be."""
     try:

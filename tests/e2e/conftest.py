@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,27 @@ def stack_logs(home: Path) -> str:
     return "\n".join(tails)
 
 
+@contextmanager
+def logs_on_failure(home: Path) -> Iterator[None]:
+    """Print the stack's log tails when what runs inside fails, then let the failure through."""
+    try:
+        yield
+    except BaseException:
+        print(stack_logs(home))
+        raise
+
+
+@contextmanager
+def running(stack: Stack) -> Iterator[Stack]:
+    """The stack started (its logs printed if anything fails while it runs), then stopped by PID."""
+    try:
+        with logs_on_failure(stack.home):
+            stack.start()
+            yield stack
+    finally:
+        stack.stop()
+
+
 @pytest.fixture(scope="session")
 def provider() -> Iterator[FakeProvider]:
     fake = FakeProvider().start()
@@ -72,15 +94,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) -> I
         port=free_port(),
         extra_env={"BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key", "BENCH_KEEPALIVE_S": str(KEEPALIVE_S)},
     )
-    try:
-        stack.start()
+    with running(stack):
         Admin(stack.url).endpoint("fake", provider.base_url)
         yield stack
-    except BaseException:
-        print(stack_logs(home))
-        raise
-    finally:
-        stack.stop()
 
 
 def events_on(nats_url: str, subject: str) -> tuple[int, int]:

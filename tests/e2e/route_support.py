@@ -24,7 +24,7 @@ from cli.stack import Stack
 from shared import subjects
 from shared.events import decode_event
 from shared.natsserver import free_port
-from tests.e2e.conftest import Admin, stack_logs
+from tests.e2e.conftest import Admin, running
 from tests.fakes.provider import FakeProvider
 
 FIRST_PIECE_S = 2.0
@@ -58,15 +58,9 @@ def route_stack(home: Path, provider: FakeProvider, gateways: int = 1) -> Iterat
         extra_env={"BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key", "BENCH_KEEPALIVE_S": str(KEEPALIVE_S),
                    "BENCH_ROUTE_FIRST_PIECE_S": str(FIRST_PIECE_S), "BENCH_ROUTE_GRACE_S": str(GRACE_S)},
     )
-    try:
-        stack.start()
+    with running(stack):
         Admin(stack.url).endpoint("fake", provider.base_url)
         yield stack
-    except BaseException:
-        print(stack_logs(home))
-        raise
-    finally:
-        stack.stop()
 
 
 @dataclass

@@ -27,7 +27,7 @@ from schemathesis.specs.openapi.checks import (
 
 from cli.stack import Stack
 from shared.natsserver import free_port
-from tests.e2e.conftest import stack_logs
+from tests.e2e.conftest import running
 from tests.fakes.provider import FakeProvider
 
 TOKEN = "fuzz-admin-token-0123456789"
@@ -45,8 +45,7 @@ def fuzzed_stack(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvide
         port=free_port(),
         extra_env={"BENCHWARMERS_ADMIN_TOKEN": TOKEN, "BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key"},
     )
-    try:
-        stack.start()
+    with running(stack):
         with httpx.Client(
             base_url=stack.url, headers={"authorization": f"Bearer {TOKEN}"}, timeout=60
         ) as admin:
@@ -58,11 +57,6 @@ def fuzzed_stack(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvide
             ):
                 assert admin.post(path, json=body).status_code == 200
         yield stack
-    except BaseException:
-        print(stack_logs(home))
-        raise
-    finally:
-        stack.stop()
 
 
 def admin_operations(stack: Stack) -> list[Any]:

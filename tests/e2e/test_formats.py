@@ -27,7 +27,7 @@ from tests.e2e.clients import (
     ndjson,
     sse_frames,
 )
-from tests.e2e.conftest import Admin, stack_logs
+from tests.e2e.conftest import Admin, logs_on_failure
 from tests.fakes.provider import FakeProvider
 
 MEMBERS = ["fmt-a", "fmt-b", "fmt-c", "fmt-d", "fmt-e"]
@@ -43,7 +43,7 @@ class Env:
 
 @pytest.fixture(scope="module")
 def env(stack: Stack, provider: FakeProvider) -> Iterator[Env]:
-    try:
+    with logs_on_failure(stack.home):
         admin = Admin(stack.url)
         for served in MEMBERS:
             admin.model(served, ad_hoc=True, vision=True, context_window=128_000)
@@ -51,9 +51,6 @@ def env(stack: Stack, provider: FakeProvider) -> Iterator[Env]:
         admin.collection("fmt", MEMBERS, description="every format", tags=["formats"])
         admin.collection("fmt-mixed", ["fmt-a", "fmt-blind"], description="one of them is blind")
         yield Env(stack, provider, clients(stack.url))
-    except BaseException:
-        print(stack_logs(stack.home))
-        raise
 
 
 def estimate(text: str) -> int:

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from cli.stack import Stack
 from shared import subjects
-from tests.e2e.conftest import Admin, stack_logs
+from tests.e2e.conftest import Admin, logs_on_failure
 
 UNKNOWN = "bench/fuzz-nope"
 TINY = "bench/fuzz-tiny"
@@ -393,15 +393,12 @@ def env(stack: Stack) -> Iterator[Env]:
     admin.collection("fuzz-tiny", ["fuzz-tiny-m"])
     count = EventCount(stack.nats_url)
     try:
-        with httpx.Client(base_url=stack.url, timeout=60) as http:
+        with logs_on_failure(stack.home), httpx.Client(base_url=stack.url, timeout=60) as http:
             names = {
                 row["id"].split(":")[0].removeprefix("bench/")
                 for row in http.get("/v1/models").json()["data"]
             }
             yield Env(http, count, names)
-    except BaseException:
-        print(stack_logs(stack.home))
-        raise
     finally:
         count.close()
 

@@ -23,7 +23,7 @@ from google.genai import types as genai_types
 from cli.stack import Stack
 from shared import subjects
 from tests.e2e.clients import Clients, clients
-from tests.e2e.conftest import Admin, events_on, stack_logs, wait_until
+from tests.e2e.conftest import Admin, events_on, logs_on_failure, wait_until
 from tests.fakes.provider import FakeProvider
 
 PIXELS = b"\x89PNG\r\n\x1a\n" + b"PLANTED-PIXELS-" * 40
@@ -48,16 +48,13 @@ class Env:
 def env(stack: Stack, provider: FakeProvider) -> Iterator[Env]:
     provider.set_model("img-merger", answer=MERGED)
     provider.set_model("img-broken", behaviour="error_in_200")
-    try:
+    with logs_on_failure(stack.home):
         admin = Admin(stack.url)
         for served in ("img-eye", "img-broken"):
             admin.model(served, ad_hoc=True, vision=True)
         admin.model("img-merger", ad_hoc=True)
         admin.collection("plant", ["img-eye", "img-broken"], merger="img-merger")
         yield Env(stack, provider, clients(stack.url))
-    except BaseException:
-        print(stack_logs(stack.home))
-        raise
 
 
 def ask_every_format(sdk: Clients) -> dict[str, tuple[str, bool]]:

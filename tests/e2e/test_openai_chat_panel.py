@@ -18,7 +18,7 @@ from openai import OpenAI
 from cli.stack import Stack
 from shared import subjects
 from shared.config_state import family
-from tests.e2e.conftest import Admin, events_on, stack_logs, wait_until
+from tests.e2e.conftest import Admin, events_on, logs_on_failure, wait_until
 from tests.fakes.provider import FakeProvider
 
 PANEL_RE = r"p\d{8}-\d{6}-[0-9a-f]{4}"
@@ -46,7 +46,7 @@ class Env:
 def env(stack: Stack, provider: FakeProvider) -> Iterator[Env]:
     for served, settings in AD_HOC.items():
         provider.set_model(served, **settings)
-    try:
+    with logs_on_failure(stack.home):
         admin = Admin(stack.url)
         for served in BASE:
             admin.model(served)
@@ -63,9 +63,6 @@ def env(stack: Stack, provider: FakeProvider) -> Iterator[Env]:
         client = OpenAI(base_url=stack.url + "/v1", api_key="unused", max_retries=0, timeout=60)
         with httpx.Client(base_url=stack.url, timeout=60) as http:
             yield Env(stack, provider, admin, client, http)
-    except BaseException:
-        print(stack_logs(stack.home))
-        raise
 
 
 def ask(env: Env, model: str, prompt: str = "Why is the sky blue?", **extra: Any) -> Any:

@@ -16,7 +16,7 @@ import pytest
 
 from cli.stack import Stack
 from tests.e2e.clients import Clients, check_all_text, clients, gemini_text, ndjson, sse_frames
-from tests.e2e.conftest import Admin, stack_logs
+from tests.e2e.conftest import Admin, logs_on_failure
 from tests.fakes.provider import FakeProvider
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(200))
@@ -38,7 +38,7 @@ class Env:
 def env(stack: Stack, provider: FakeProvider) -> Iterator[Env]:
     provider.set_model("mrg-boss", answer=MERGED)
     provider.set_model("mrg-fail", behaviour="error_in_200")
-    try:
+    with logs_on_failure(stack.home):
         admin = Admin(stack.url)
         models: dict[str, dict[str, Any]] = {
             "win-small": {"context_window": 50},
@@ -76,9 +76,6 @@ def env(stack: Stack, provider: FakeProvider) -> Iterator[Env]:
         admin.collection("merge-own", ["mrg-a", "mrg-b"], reply="merged", merger="mrg-boss")
         admin.collection("merge-free", ["mrg-b", "mrg-a"])  # no merger set: chosen from the members
         yield Env(stack, provider, admin, clients(stack.url))
-    except BaseException:
-        print(stack_logs(stack.home))
-        raise
 
 
 def chat(env: Env, model: str, content: Any, **extra: Any) -> Any:

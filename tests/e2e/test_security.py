@@ -440,7 +440,7 @@ async def _panel_events(url: str, panel: str) -> list[dict[str, Any]]:
     nc = await nats.connect(url)
     try:
         sub = await nc.jetstream().subscribe(subjects.panel_subject(panel), ordered_consumer=True)
-        events = []
+        events: list[dict[str, Any]] = []
         while len(events) < 2:
             events.append(json.loads((await sub.next_msg(timeout=10)).data))
         return events

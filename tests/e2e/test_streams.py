@@ -18,7 +18,7 @@ import pytest
 
 from cli.stack import Stack
 from tests.e2e.clients import check_all_text, gemini_text, json_array, ndjson, sse_frames
-from tests.e2e.conftest import Admin, stack_logs
+from tests.e2e.conftest import Admin, logs_on_failure
 from tests.fakes.provider import FakeProvider
 
 SLOW_S = 2.0
@@ -165,15 +165,12 @@ FORMATS = [
 def url(stack: Stack, provider: FakeProvider) -> Iterator[str]:
     provider.set_model("slug-slow", latency_ms=int(SLOW_S * 1000), answer=SLOW_ANSWER)
     provider.set_model("slug-quick", answer=QUICK_ANSWER)
-    try:
+    with logs_on_failure(stack.home):
         admin = Admin(stack.url)
         admin.model("slug-slow", ad_hoc=True)
         admin.model("slug-quick", ad_hoc=True)
         admin.collection("slug", ["slug-slow", "slug-quick"], merger="slug-quick")
         yield stack.url
-    except BaseException:
-        print(stack_logs(stack.home))
-        raise
 
 
 @dataclass(frozen=True)

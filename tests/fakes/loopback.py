@@ -1,20 +1,37 @@
-"""The test-side handle both fake upstreams share: their module run as a subprocess on a free loopback
-port, ready once its health route answers, stopped by PID."""
+"""What both fake upstreams share: the server side (serve on a loopback port until SIGTERM) and the
+test-side handle (the module run as a subprocess on a free port, ready once its health route answers,
+stopped by PID)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 from typing import Any, Self
 
+from aiohttp import web
+
 from shared import processes
 from shared.natsserver import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+async def serve(runner: web.AppRunner, port: int, backlog: int = 128) -> None:
+    """Serve the app on the loopback port until SIGTERM or SIGINT, then clean up."""
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port, backlog=backlog).start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await runner.cleanup()
 
 
 class LoopbackProcess:

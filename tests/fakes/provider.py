@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
 import time
 import urllib.request
 from pathlib import Path
@@ -41,7 +40,7 @@ from tests.fakes.behaviour import (
     take_request,
     text_tokens,
 )
-from tests.fakes.loopback import LoopbackProcess
+from tests.fakes.loopback import LoopbackProcess, serve
 from tests.fakes.route_tools import interleaved_tool_deltas
 
 
@@ -269,16 +268,8 @@ def build_app(models: dict[str, dict[str, Any]]) -> web.Application:
 
 
 async def run_server(port: int, models: dict[str, dict[str, Any]]) -> None:
-    runner = web.AppRunner(build_app(models), access_log=None, handler_cancellation=True)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port, backlog=2048)
-    await site.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await runner.cleanup()
+    await serve(web.AppRunner(build_app(models), access_log=None, handler_cancellation=True), port,
+                backlog=2048)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -17,7 +17,6 @@ import asyncio
 import json
 import os
 import re
-import signal
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.loopback import LoopbackProcess
+from tests.fakes.loopback import LoopbackProcess, serve
 
 MODEL = "scripted"
 PLAIN_ANSWER = "Bench agent check"
@@ -251,15 +250,7 @@ def build_app() -> web.Application:
 
 
 async def run_server(port: int) -> None:
-    runner = web.AppRunner(build_app(), access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await runner.cleanup()
+    await serve(web.AppRunner(build_app(), access_log=None), port)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,11 +13,10 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from services.gateway.ask import Ask, make_ask
+from services.gateway.ask import Ask
 from services.gateway.formats.anthropic_request import request_messages, route_fields
 from services.gateway.formats.base import Answer, ExtraRoute, Format, Lookup, Reply, StreamEncoder
-from services.gateway.formats.canonical import sse_event, stream_flag
-from services.gateway.formats.common import bench_fields, model_field
+from services.gateway.formats.canonical import sse_event, translated_ask
 from services.gateway.formats.token_count import anthropic_count
 from services.gateway.panel.flatten import estimate_text
 
@@ -49,14 +48,7 @@ class Anthropic(Format):
     routes = ("/v1/messages",)
 
     def parse(self, body: dict[str, Any], params: Mapping[str, str]) -> Ask:
-        model = model_field(body)
-        nominees, reply = bench_fields(body)
-        messages, agentic = request_messages(body)
-        fields, has_tools = route_fields(body)
-        return make_ask(
-            self.name, model, messages, with_=nominees, reply=reply, stream=stream_flag(body),
-            agentic="tools" if has_tools else agentic, route_fields=fields,
-        )
+        return translated_ask(self.name, body, request_messages, route_fields)
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return error_body(status, message)

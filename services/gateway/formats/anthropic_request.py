@@ -15,12 +15,12 @@ from services.gateway.formats.canonical import (
     Message,
     Part,
     collapse,
-    copy_fields,
     data_url,
     function_tool,
     image_part,
     text_part,
     tool_call,
+    tool_fields,
     tool_message,
 )
 
@@ -182,10 +182,5 @@ def tool_choice(choice: Any) -> dict[str, Any]:
 
 def route_fields(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """RM-5's OpenAI fields, and whether the request offers tools (X-1: an empty list is no tools)."""
-    tools = body.get("tools")
-    if tools is not None and not isinstance(tools, list):
-        raise Refusal(400, '"tools" must be a list')
-    fields = copy_fields(body, SAMPLING)
-    if tools:
-        fields["tools"] = [chat_tool(index, tool) for index, tool in enumerate(tools)]
-    return {**fields, **tool_choice(body.get("tool_choice"))}, bool(tools)
+    fields, has_tools = tool_fields(body, SAMPLING, chat_tool)
+    return {**fields, **tool_choice(body.get("tool_choice"))}, has_tools

@@ -8,11 +8,11 @@ results as `tool` messages, so route mode can pass an agent's turn on unchanged 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from services.gateway.ask import Refusal
-from services.gateway.formats.common import check_image_url
+from services.gateway.ask import Ask, Refusal, make_ask
+from services.gateway.formats.common import bench_fields, check_image_url, model_field
 
 Message = dict[str, Any]
 Part = dict[str, Any]
@@ -25,6 +25,22 @@ def stream_flag(body: Mapping[str, Any], default: bool = False) -> bool:
     if not isinstance(stream, bool):
         raise Refusal(400, '"stream" must be true or false')
     return stream
+
+
+def translated_ask(
+    format: str, body: dict[str, Any],
+    request_messages: Callable[[dict[str, Any]], tuple[list[Message], str]],
+    route_fields: Callable[[dict[str, Any]], tuple[dict[str, Any], bool]],
+) -> Ask:
+    """The Ask of a format whose body translates to chat messages and RM-5's OpenAI route fields."""
+    model = model_field(body)
+    nominees, reply = bench_fields(body)
+    messages, agentic = request_messages(body)
+    fields, has_tools = route_fields(body)
+    return make_ask(
+        format, model, messages, with_=nominees, reply=reply, stream=stream_flag(body),
+        agentic="tools" if has_tools else agentic, route_fields=fields,
+    )
 
 
 def text_part(text: str) -> Part:
@@ -92,6 +108,20 @@ def function_tool(name: Any, description: Any, parameters: Any) -> dict[str, Any
 def copy_fields(source: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
     """The given fields of `source` that are set, renamed to their OpenAI names (route mode, RM-5)."""
     return {openai: source[name] for name, openai in names.items() if source.get(name) is not None}
+
+
+def tool_fields(
+    body: Mapping[str, Any], sampling: Mapping[str, str], chat_tool: Callable[[int, Any], dict[str, Any]],
+) -> tuple[dict[str, Any], bool]:
+    """RM-5's sampling fields with the offered tools in OpenAI's shape, and whether the request offers
+    tools (X-1: an empty list is no tools)."""
+    tools = body.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        raise Refusal(400, '"tools" must be a list')
+    fields = copy_fields(body, sampling)
+    if tools:
+        fields["tools"] = [chat_tool(index, tool) for index, tool in enumerate(tools)]
+    return fields, bool(tools)
 
 
 class CallNumbers:

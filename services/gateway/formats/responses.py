@@ -12,10 +12,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from services.gateway.ask import Ask, make_ask
+from services.gateway.ask import Ask
 from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
-from services.gateway.formats.canonical import sse_event, stream_flag
-from services.gateway.formats.common import bench_fields, model_field
+from services.gateway.formats.canonical import sse_event, translated_ask
 from services.gateway.formats.responses_request import request_messages, route_fields
 from services.gateway.panel.flatten import estimate_text
 
@@ -58,19 +57,24 @@ def new_ids() -> tuple[str, str]:
     return f"resp_{secrets.token_hex(24)}", f"msg_{secrets.token_hex(24)}"
 
 
+class NumberedEvents:
+    """S-5: Responses events, each numbered 0, 1, 2… in the order they are written."""
+
+    def __init__(self) -> None:
+        self.sequence = 0
+
+    def __call__(self, kind: str, **payload: Any) -> bytes:
+        out = sse_event(kind, {"type": kind, **payload, "sequence_number": self.sequence})
+        self.sequence += 1
+        return out
+
+
 class Responses(Format):
     name = "responses"
     routes = ("/v1/responses", "/responses")
 
     def parse(self, body: dict[str, Any], params: Mapping[str, str]) -> Ask:
-        model = model_field(body)
-        nominees, reply = bench_fields(body)
-        messages, agentic = request_messages(body)
-        fields, has_tools = route_fields(body)
-        return make_ask(
-            self.name, model, messages, with_=nominees, reply=reply, stream=stream_flag(body),
-            agentic="tools" if has_tools else agentic, route_fields=fields,
-        )
+        return translated_ask(self.name, body, request_messages, route_fields)
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return error_body(status, message)
@@ -96,13 +100,8 @@ class ResponseEvents(StreamEncoder):
         self.created_at = int(time.time())
         self.model = model
         self.input_tokens = input_tokens
-        self.sequence = 0
+        self.event = NumberedEvents()
         self.text = ""
-
-    def event(self, kind: str, **payload: Any) -> bytes:
-        out = sse_event(kind, {"type": kind, **payload, "sequence_number": self.sequence})
-        self.sequence += 1
-        return out
 
     def response(self, status: str, output: list[dict[str, Any]], **rest: Any) -> dict[str, Any]:
         return response_object(self.resp_id, self.created_at, self.model, status, output, **rest)

@@ -16,11 +16,11 @@ from services.gateway.formats.canonical import (
     Part,
     add_tool_call,
     collapse,
-    copy_fields,
     function_tool,
     image_part,
     text_part,
     tool_call,
+    tool_fields,
     tool_message,
 )
 
@@ -181,15 +181,10 @@ def response_format(text: Any) -> dict[str, Any] | None:
 
 def route_fields(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """RM-5's OpenAI fields, and whether the request offers tools (X-1: an empty list is no tools)."""
-    tools = body.get("tools")
-    if tools is not None and not isinstance(tools, list):
-        raise Refusal(400, '"tools" must be a list')
-    fields = copy_fields(body, SAMPLING)
-    if tools:
-        fields["tools"] = [chat_tool(index, tool) for index, tool in enumerate(tools)]
+    fields, has_tools = tool_fields(body, SAMPLING, chat_tool)
     choice, fmt = tool_choice(body.get("tool_choice")), response_format(body.get("text"))
     if choice is not None:
         fields["tool_choice"] = choice
     if fmt is not None:
         fields["response_format"] = fmt
-    return fields, bool(tools)
+    return fields, has_tools

@@ -4,15 +4,10 @@ own NATS."""
 
 from __future__ import annotations
 
-import json
-import os
 import socket
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,10 +16,11 @@ from services.caller.limit_book import LimitBook
 from services.caller.pacer import Pacer
 from services.caller.upstream import Upstream, make_client
 from services.caller.window_store import WindowStore
-from shared import bus, processes
+from shared import bus
 from shared.config_state import ConfigState
 from shared.natsserver import NatsServer
 from tests.fakes.provider import FakeProvider
+from tests.integration.service_process import ServiceProcess
 
 UPSTREAM_KEY = "sk-test-9f8e7d6c5b4a"
 
@@ -72,54 +68,22 @@ async def rig(module_nats: NatsServer) -> AsyncIterator[Rig]:
         await nc.close()
 
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-class CallerProcess:
-    """`python -m services.caller` as a real process with its own log file, stopped by PID."""
+class CallerProcess(ServiceProcess):
+    """`python -m services.caller` with short ack and heartbeat periods, logging to `caller-<index>.log`."""
 
     def __init__(self, nats_url: str, home: Path, index: int, env: dict[str, str]) -> None:
-        self.log_path = home / "logs" / f"caller-{index}.log"
-        self.env = {
-            **os.environ,
-            "NATS_URL": nats_url,
-            "BENCHWARMERS_HOME": str(home),
-            "PYTHONUNBUFFERED": "1",
-            "BENCH_ACK_WAIT_S": "2",
-            "BENCH_HEARTBEAT_S": "0.5",
-            **env,
-        }
-        self.proc: subprocess.Popen[bytes] | None = None
+        periods = {"BENCH_ACK_WAIT_S": "2", "BENCH_HEARTBEAT_S": "0.5"}
+        super().__init__("caller", nats_url, home, {**periods, **env}, log_name=f"caller-{index}")
 
     def start(self, timeout: float = 20.0) -> CallerProcess:
-        self.proc = processes.spawn([sys.executable, "-m", "services.caller"], self.log_path, env=self.env,
-                                    cwd=ROOT)
-        if not processes.wait_ready(self.proc, lambda: "service_ready" in self.log(), timeout):
-            self.kill()
-            raise RuntimeError(f"caller did not start:\n{self.log()[-3000:]}")
-        return self
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
+        return super().start(timeout)
 
     @property
     def instance(self) -> str:
         return f"caller-{socket.gethostname()}-{self.pid}"
 
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def log_events(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.log().splitlines() if line.startswith("{")]
-
     def stop(self, timeout: float = 15.0) -> int | None:
-        """SIGTERM and wait; returns the exit code (None when it had to be killed)."""
-        return processes.stop(self.proc, timeout)
-
-    def kill(self) -> None:
-        processes.kill(self.proc)
+        return super().stop(timeout)
 
 
 @pytest.fixture

@@ -86,9 +86,9 @@ def test_bench_up_serves_restarts_a_killed_service_and_stops_clean(
 ) -> None:
     proc, url, log = bench_up
     wait_until("the gateway's /health", lambda: health_ok(url), READY_S, proc, log)
-    out = log.read_text()
-    assert f"logs: {tmp_path / 'home' / 'logs'}" in out
-    assert f"Benchwarmers is up at {url}" in out
+    # `bench up` prints its banner once it has seen every service ready, a moment after /health answers.
+    wait_until("the banner", lambda: f"Benchwarmers is up at {url}" in log.read_text(), READY_S, proc, log)
+    assert f"logs: {tmp_path / 'home' / 'logs'}" in log.read_text()
 
     parent = psutil.Process(proc.pid)
     children = parent.children()

@@ -11,7 +11,8 @@ import pytest
 from shared.natsserver import NatsServer
 from shared.settings import GatewaySettings
 from tests.fakes.provider import FakeProvider
-from tests.integration.route.services import Gateway, ServiceProcess
+from tests.integration.route.services import Gateway
+from tests.integration.service_process import ServiceProcess
 
 FIRST_PIECE_S = 1.5
 

@@ -4,12 +4,8 @@ the test's own process, so a route turn crosses the bus exactly as it does in pr
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from services.gateway.admin.writer import ConfigWriter
@@ -20,37 +16,10 @@ from services.gateway.panel.resolve import resolve
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.route.plan import Broke, Done, Pieces, TurnPlan, TurnUpdate
 from services.gateway.route.transport import AsSent, RouteTransport
-from shared import bus, processes, subjects
+from shared import bus, subjects
 from shared.config_state import ConfigState
 from shared.events import EventBase, decode_event
 from shared.settings import GatewaySettings
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-class ServiceProcess:
-    """One service as a real process with its own log file, stopped by PID."""
-
-    def __init__(self, service: str, nats_url: str, home: Path, env: dict[str, str] | None = None) -> None:
-        self.service = service
-        self.log_path = home / "logs" / f"{service}.log"
-        self.env = {**os.environ, "NATS_URL": nats_url, "BENCHWARMERS_HOME": str(home),
-                    "PYTHONUNBUFFERED": "1", **(env or {})}
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def start(self, timeout: float = 30.0) -> ServiceProcess:
-        self.proc = processes.spawn([sys.executable, "-m", f"services.{self.service}"], self.log_path,
-                                    env=self.env, cwd=ROOT)
-        if not processes.wait_ready(self.proc, lambda: "service_ready" in self.log(), timeout):
-            self.stop()
-            raise RuntimeError(f"{self.service} did not start:\n{self.log()[-3000:]}")
-        return self
-
-    def stop(self, timeout: float = 10.0) -> None:
-        processes.stop(self.proc, timeout)
 
 
 @dataclass

@@ -18,7 +18,8 @@ from shared.events import CollectionSaved, EndpointSaved, ModelRegistered
 from shared.natsserver import NatsServer
 from tests.fakes.provider import FakeProvider
 from tests.integration.route.conftest import settings
-from tests.integration.route.services import Gateway, ServiceProcess
+from tests.integration.route.services import Gateway
+from tests.integration.service_process import ServiceProcess
 
 
 @pytest.fixture

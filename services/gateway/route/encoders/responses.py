@@ -15,8 +15,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from services.gateway.formats.canonical import sse_event
-from services.gateway.formats.responses import message_item, new_ids, response_object, text_part
+from services.gateway.formats.responses import (
+    NumberedEvents,
+    message_item,
+    new_ids,
+    response_object,
+    text_part,
+)
 from services.gateway.route.assemble import Chunk, ToolCall, TurnSummary, delta_of, text_of
 from services.gateway.route.encoders.base import RouteContext, RouteEncoder
 
@@ -41,17 +46,12 @@ class ResponseRelay(RouteEncoder):
         super().__init__(context)
         self.resp_id, self.message_id = new_ids()
         self.created_at = int(time.time())
-        self.sequence = 0
+        self.event = NumberedEvents()
         self.outputs = 0  # output items opened so far
         self.message_index: int | None = None  # the message item's output index, once opened
         self.text = ""
 
     # ------------------------------------------------------------ pieces
-
-    def event(self, kind: str, **payload: Any) -> bytes:
-        out = sse_event(kind, {"type": kind, **payload, "sequence_number": self.sequence})
-        self.sequence += 1
-        return out
 
     def response(self, status: str, output: list[dict[str, Any]], **rest: Any) -> dict[str, Any]:
         return response_object(self.resp_id, self.created_at, self.context.model, status, output, **rest)

@@ -1,0 +1,54 @@
+"""One service (`python -m services.<name>`) as a real process on a test's NATS, with its own log file,
+ready once it logged `service_ready`, stopped by PID."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Self
+
+from shared import processes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class ServiceProcess:
+    """One service as a real process with its own log file (`<log_name>.log`, by default the service's
+    name), stopped by PID."""
+
+    def __init__(self, service: str, nats_url: str, home: Path, env: dict[str, str] | None = None,
+                 log_name: str | None = None) -> None:
+        self.service = service
+        self.log_path = home / "logs" / f"{log_name or service}.log"
+        self.env = {**os.environ, "NATS_URL": nats_url, "BENCHWARMERS_HOME": str(home),
+                    "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def log_events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.log().splitlines() if line.startswith("{")]
+
+    def start(self, timeout: float = 30.0) -> Self:
+        self.proc = processes.spawn([sys.executable, "-m", f"services.{self.service}"], self.log_path,
+                                    env=self.env, cwd=ROOT)
+        if not processes.wait_ready(self.proc, lambda: "service_ready" in self.log(), timeout):
+            self.kill()
+            raise RuntimeError(f"{self.service} did not start:\n{self.log()[-3000:]}")
+        return self
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGTERM and wait (then SIGKILL); the exit code, or None when it had to be killed."""
+        return processes.stop(self.proc, timeout)
+
+    def kill(self) -> None:
+        processes.kill(self.proc)
