@@ -78,8 +78,12 @@ async def run(
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
         start = time.perf_counter()
         end = time.monotonic() + seconds
+        # `{worker}` in the body becomes each worker's number: e.g. one route conversation per worker.
         await asyncio.gather(
-            *(worker(session, url, body, end, count, marker, tally) for _ in range(concurrency))
+            *(
+                worker(session, url, body.replace(b"{worker}", str(n).encode()), end, count, marker, tally)
+                for n in range(concurrency)
+            )
         )
         wall = time.perf_counter() - start
     return {

@@ -48,8 +48,9 @@ ANTHROPIC_BODY = json.dumps(
         "messages": [{"role": "user", "content": "Name one benchmark."}],
     }
 )
-# A route conversation is keyed by its first user message (RM-4): one fixed conversation, turn after turn.
-ROUTE_MESSAGES = [{"role": "user", "content": "Name one benchmark."}]
+# A route conversation is keyed by its first user message (RM-4): each load worker is one agent with a
+# conversation of its own, turn after turn (the first turn opens it; the rest continue it).
+ROUTE_MESSAGES = [{"role": "user", "content": "Agent {worker}: name one benchmark."}]
 SECTION_MARKER = "## "  # a seat's section starts with `## <label> — <alias>` (P-13)
 
 
