@@ -196,27 +196,17 @@ class PanelSeated(EventBase):
         return subjects.panel_subject(self.panel)
 
 
-class SeatCompleted(EventBase):
-    """One seat's answer and the upstream call's usage (one event per provider call, L-5).
+class ProviderCall(EventBase):
+    """What every provider call reports, seat or not (L-5): who answered, how it went, what it cost."""
 
-    Published by the caller that made the call, or by the gateway when no caller answered in time;
-    its id is `seat:<call>`, so only the first of those is stored.
-    """
-
-    type: Literal["seat_completed"] = "seat_completed"
     call: str
-    panel: str
-    seat: str
     alias: str
     served: str
     endpoint: str
     connection: str
     collection: str = ""
-    task: str = ""
-    purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
     status: Literal["ok", "empty", "error"]
     seconds: float
-    answer: str = ""
     error: str = ""
     http_status: int | None = None
     attempts: int = 0
@@ -232,6 +222,21 @@ class SeatCompleted(EventBase):
     # L-2a: "sent" went out at once, "waited" was held by the bench's pacing first, "refused" was not sent.
     paced: Literal["sent", "waited", "refused"] = "sent"
     waited_s: float = 0.0
+
+
+class SeatCompleted(ProviderCall):
+    """One seat's answer and the upstream call's usage (one event per provider call, L-5).
+
+    Published by the caller that made the call, or by the gateway when no caller answered in time;
+    its id is `seat:<call>`, so only the first of those is stored.
+    """
+
+    type: Literal["seat_completed"] = "seat_completed"
+    panel: str
+    seat: str
+    task: str = ""
+    purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
+    answer: str = ""
 
     def subject(self) -> str:
         return subjects.seat_subject(self.call)
@@ -326,34 +331,13 @@ class QuotaObserved(EventBase):
         return subjects.limit_subject(self.connection)
 
 
-class CallUsed(EventBase):
+class CallUsed(ProviderCall):
     """The usage of one provider call that is not a panel seat (a route turn's attempt, later probes): L-5."""
 
     type: Literal["call_used"] = "call_used"
-    call: str
     conversation: str = ""
-    alias: str
-    served: str
-    endpoint: str
-    connection: str
-    collection: str = ""
     purpose: Literal["route", "probe", "shadow", "listing"] = "route"
-    status: Literal["ok", "empty", "error"]
-    seconds: float
     first_token_s: float | None = None
-    error: str = ""
-    http_status: int | None = None
-    attempts: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    reasoning_tokens: int = 0
-    cached_tokens: int = 0
-    tokens_estimated: bool = False
-    paced: str = "sent"
-    waited_s: float = 0.0
-    served_by: str = ""
-    swap: bool = False
-    caller: str = ""
 
     def subject(self) -> str:
         return subjects.usage_subject(self.connection)
