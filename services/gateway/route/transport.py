@@ -25,7 +25,6 @@ from services.gateway.ask import Ask, Refusal
 from services.gateway.context import GatewayContext
 from services.gateway.panel.resolve import Resolved
 from services.gateway.route.conversation import (
-    LOCAL_CALLER,
     Conversation,
     conversation_key,
     live,
@@ -51,10 +50,9 @@ RANK_TIMEOUT_S = 5.0
 @dataclass(frozen=True)
 class AsSent:
     """What the Ask does not carry: the body as sent (an OpenAI chat request's own fields, a Responses
-    request's custom tools) and who sent it (part of the conversation key, RM-4)."""
+    request's custom tools)."""
 
     body: dict[str, Any]
-    caller: str = LOCAL_CALLER
 
 
 # Set by the generation route before it hands the request to the mode's handler.
@@ -75,12 +73,12 @@ class RouteTransport:
         fields = request_fields(ask, sent.body)
         members = members_from_config(resolved.name, self.ctx.config)
         eligibility = eligible_members(collection, members, turn_needs(ask.messages, fields))
-        key = conversation_key(collection, sent.caller, ask.messages)
+        key = conversation_key(collection, ask.caller, ask.messages)
         record, revision = await self.store.read(key)
         conversation = live(record, at)
         opening = None
         if conversation is None:  # opened while the seater ranks: the two do not wait on each other
-            fresh = partial(self._fresh, key, collection, sent.caller)
+            fresh = partial(self._fresh, key, collection, ask.caller)
             opening = asyncio.ensure_future(self.store.open(key, fresh, at, revision))
         try:
             ranked = eligibility.aliases

@@ -52,7 +52,7 @@ def generation_endpoint(fmt: Format) -> Callable[[Request], Awaitable[Response]]
             if direct is not None:
                 return JSONResponse(direct)
             ask = replace(fmt.parse(body, params), caller=caller_of(request).name)
-            AS_SENT.set(AsSent(body, caller_of(request).name))  # route mode reads what the Ask lacks
+            AS_SENT.set(AsSent(body))  # route mode reads what the Ask lacks
             resolved = await ctx.resolve(ask)
             await admit(request, resolved)  # P-1 (6) key scope → 403, (7) key rpm → 429
             refuse_agentic(ask, resolved)
