@@ -391,3 +391,35 @@ class SqlReply(BaseModel):
     rows: list[list[Any]] = Field(default_factory=list)
     truncated: bool = False  # more rows than max_rows matched
     error: RpcError | None = None
+
+
+# ---------------------------------------------------------------- pacing history (L-2)
+
+# How the callers' windows keep what was sent (`bench_limits`): entries younger than PACING_EXACT_S stay
+# exact (the minute windows need them), older ones share PACING_BUCKET_S buckets stamped with the bucket's
+# end. The ledger's pacing history comes back in the same shape, so it merges into the windows as is.
+PACING_EXACT_S = 120.0
+PACING_BUCKET_S = 60.0
+
+# (t epoch seconds, alias, attempts, tokens in + out, call id; "" for a bucket of several calls)
+PacingRow = tuple[float, str, int, int, str]
+
+
+class PacingRequest(BaseModel):
+    """L-2: what the bench sent one connection, for a caller whose windows start counting only now."""
+
+    model_config = ConfigDict(extra="forbid")
+    connection: str
+
+
+class PacingReply(BaseModel):
+    """The connection's usage of the last 24 hours as of `at` (every alias; refused calls sent nothing):
+    exact rows with their call id for the calls that ended within the last PACING_EXACT_S (and a margin),
+    minute buckets for the rest; and the requests it was sent in the UTC month `month` (rpmo)."""
+
+    ok: bool = True
+    at: float = 0.0
+    rows: list[PacingRow] = Field(default_factory=list)
+    month: str = ""  # YYYY-MM
+    month_requests: int = 0
+    error: RpcError | None = None

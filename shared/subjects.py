@@ -31,6 +31,8 @@ RPC_LEDGER_STATUS = "bench.rpc.ledger.status"
 RPC_LEDGER_QUOTA = "bench.rpc.ledger.quota"
 RPC_LEDGER_USAGE = "bench.rpc.ledger.usage"
 RPC_LEDGER_SQL = "bench.rpc.ledger.sql"
+# L-2: a connection's sent history, for a caller seeding its pacing windows when a limit starts to bind.
+RPC_LEDGER_PACING = "bench.rpc.ledger.pacing"
 # Only callers hold provider keys, so a provider's model list (C-3) is fetched by a caller.
 RPC_CALLER_MODELS = "bench.rpc.caller.models"
 
