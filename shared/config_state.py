@@ -1,4 +1,4 @@
-"""The configuration fold: endpoints, models, collections and gateway settings as of some stream sequence.
+"""The configuration fold: endpoints, models, collections, settings and alerts as of some stream sequence.
 
 Every service folds the same `bench.ev.config` events through `ConfigState.apply`, so the gateway, the
 seater and the callers agree on what a collection or an endpoint is. Pure: no I/O.
@@ -6,12 +6,16 @@ seater and the callers agree on what a collection or an endpoint is. Pure: no I/
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from shared.alerts import Alert, served_of
 from shared.events import (
+    AlertCleared,
+    AlertRaised,
     CollectionRemoved,
     CollectionSaved,
+    ConnectionsSaved,
     EndpointRemoved,
     EndpointSaved,
     EventBase,
@@ -54,6 +58,9 @@ class ConfigState:
     # SEC-4: gateway keys by name, and their names by SHA-256 hex.
     gateway_keys: dict[str, GatewayKeyCreated] = field(default_factory=dict)
     key_hashes: dict[str, str] = field(default_factory=dict)
+    # C-16: active alerts by key; U-5: what the free-tier guard lets through anyway (connections.json).
+    alerts: dict[str, Alert] = field(default_factory=dict)
+    allow_paid: list[str] = field(default_factory=list)
     seq: int = 0  # last stream sequence of a config event folded
 
     def apply(self, event: EventBase, seq: int = 0) -> None:
@@ -94,6 +101,12 @@ class ConfigState:
             self.max_calls, self.max_explorers = event.max_calls, event.max_explorers
         elif isinstance(event, LimitsSaved):
             self._save_limits(event)
+        elif isinstance(event, ConnectionsSaved):
+            self.allow_paid = list(dict.fromkeys(event.allow_paid))
+        elif isinstance(event, AlertRaised):
+            self._raise(event)
+        elif isinstance(event, AlertCleared):
+            self.alerts.pop(event.key, None)
         if seq:
             self.seq = seq
 
@@ -103,6 +116,24 @@ class ConfigState:
             book[event.name] = event
         else:
             book.pop(event.name, None)
+
+    def _raise(self, event: AlertRaised) -> None:
+        """C-16: keyed, so raising it again refreshes it and keeps when it was first seen."""
+        before = self.alerts.get(event.key)
+        self.alerts[event.key] = Alert(
+            key=event.key, kind=event.kind, message=event.message, action=event.action,
+            first_seen=before.first_seen if before else event.at, last_seen=event.at, by=event.by,
+            alias=event.alias, aliases=list(event.aliases),
+        )
+
+    def _clear_model_alerts(self, alias: str, served: str) -> None:
+        """C-14: retiring a model clears its `model:*` alerts: those naming its alias, and those on its
+        served id unless another model on the bench still serves it."""
+        still_served = any(m.served == served for m in self.models.values())
+        for key, alert in list(self.alerts.items()):
+            named = served_of(key)
+            if named is not None and (alert.alias == alias or (named == served and not still_served)):
+                del self.alerts[key]
 
     def _revoke(self, name: str) -> None:
         old = self.gateway_keys.pop(name, None)
@@ -142,6 +173,11 @@ class ConfigState:
                 )
         if old in self.model_limits:
             self.model_limits[new] = self.model_limits.pop(old).model_copy(update={"name": new})
+        self.allow_paid = [new if a == old else a for a in self.allow_paid]
+        for key, alert in list(self.alerts.items()):
+            if alert.alias == old or old in alert.aliases:
+                self.alerts[key] = replace(alert, alias=new if alert.alias == old else alert.alias,
+                                           aliases=[new if a == old else a for a in alert.aliases])
         for earlier, later in self.renamed.items():
             if later == old:
                 self.renamed[earlier] = new
@@ -187,6 +223,7 @@ class ConfigState:
                 places[name] = where
                 self.collections[name] = col.model_copy(update=update)
         self.retired[event.alias] = RetiredModel(model=model, at=event.at, why=event.why, collections=places)
+        self._clear_model_alerts(event.alias, model.served)
 
     # ------------------------------------------------------------ reads
 

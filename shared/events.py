@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, TypeAdapter
 
 from shared import subjects
+from shared.alerts import AlertKind
 from shared.ids import utcnow
 
 
@@ -156,6 +157,34 @@ class LimitsSaved(ConfigEvent):
     tpm: PositiveInt | None = None
     tpd: PositiveInt | None = None
     rpmo: PositiveInt | None = None
+
+
+class ConnectionsSaved(ConfigEvent):
+    """connections.json's settings. `allow_paid`: aliases or served ids the free-tier guard (U-5) lets
+    through even while a `went paid` alert stands for them. Replaces the list."""
+
+    type: Literal["connections_saved"] = "connections_saved"
+    allow_paid: list[str] = Field(default_factory=list)
+
+
+class AlertRaised(ConfigEvent):
+    """C-16: an alert raised (or raised again) under its key. Raising a key already up refreshes it
+    (`last_seen`, message, action) and keeps its `first_seen`; `by` says who raised it."""
+
+    type: Literal["alert_raised"] = "alert_raised"
+    key: str
+    kind: AlertKind
+    message: str
+    action: str = ""
+    alias: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+
+
+class AlertCleared(ConfigEvent):
+    """C-16: the alert under `key` is over (the check no longer finds it, or someone cleared it)."""
+
+    type: Literal["alert_cleared"] = "alert_cleared"
+    key: str
 
 
 # ---------------------------------------------------------------- panels and seats
@@ -382,6 +411,9 @@ Event = Annotated[
     | CollectionRemoved
     | GatewaySettingsSaved
     | LimitsSaved
+    | ConnectionsSaved
+    | AlertRaised
+    | AlertCleared
     | PanelSeated
     | SeatCompleted
     | PanelAnswered
@@ -407,6 +439,9 @@ ConfigEvents = (
     ModelRestored,
     GatewayKeyCreated,
     GatewayKeyRevoked,
+    ConnectionsSaved,
+    AlertRaised,
+    AlertCleared,
 )
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

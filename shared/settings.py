@@ -74,6 +74,8 @@ class CallerSettings(BusSettings):
     max_connections: int = 1024
     # Provider keys mounted as files (a Kubernetes Secret directory, or one .env/JSON file); env wins.
     secrets_path: Path | None = None
+    # U-5: BENCH_ALLOW_PAID=1 lets this caller call models the free-tier guard would hold.
+    allow_paid: bool = False
 
 
 class LedgerSettings(BusSettings):

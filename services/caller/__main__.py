@@ -12,6 +12,7 @@ from services.caller.keys import KeyStore
 from services.caller.limit_book import LimitBook
 from services.caller.models_rpc import ModelLister
 from services.caller.pacer import Pacer
+from services.caller.paid_guard import PaidGuard
 from services.caller.route_call import RouteCaller
 from services.caller.route_relay import RouteRelay
 from services.caller.upstream import Upstream, make_client
@@ -34,13 +35,15 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
         await projection.start()
     client = make_client(settings.max_connections)
     keys = KeyStore.from_environment(settings.secrets_path)
-    upstream = Upstream(client, keys, Pacer(await WindowStore.open(js), book))
+    guard = PaidGuard(book.config, settings.allow_paid)
+    upstream = Upstream(client, keys, Pacer(await WindowStore.open(js), book), guard=guard)
     consumer = CallConsumer(js, upstream, book, settings, instance)
     await consumer.start()
     lister = await ModelLister(client, keys).serve(nc)
     relay = await RouteRelay(nc, RouteCaller(upstream), book, instance).start()
     structlog.get_logger("caller").info("caller_started", concurrency=settings.concurrency,
-                                        ack_wait_s=settings.ack_wait_s, heartbeat_s=settings.heartbeat_s)
+                                        ack_wait_s=settings.ack_wait_s, heartbeat_s=settings.heartbeat_s,
+                                        allow_paid=settings.allow_paid)
 
     async def stop() -> None:
         await lister.unsubscribe()

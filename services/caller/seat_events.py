@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from services.caller.outcome import CallOutcome, CallReport, Usage, no_answer_text, seat_result
+from services.caller.paid_guard import is_held
 from services.caller.rate_limits import cooldown_until
 from services.caller.redaction import has_images, without_images
 from services.caller.swaps import is_swap
@@ -64,8 +65,9 @@ def seat_identity(call: SeatCall) -> dict[str, Any]:
 
 
 def cooldown_started(call: SeatCall, error: str, now: datetime) -> CooldownStarted | None:
-    """L-3: a failed call whose text says rate limit rests the model until the stated wait (else 30 min)."""
-    rest = cooldown_until(error, now)
+    """L-3: a failed call whose text says rate limit rests the model until the stated wait (else 30 min).
+    The free-tier guard's refusal never does, whatever its alert's message says."""
+    rest = None if is_held(error) else cooldown_until(error, now)
     if rest is None:
         return None
     until, why = rest

@@ -23,6 +23,7 @@ from services.caller.adapters import ADAPTERS, Adapter
 from services.caller.keys import KeyStore, is_loopback, missing_key
 from services.caller.outcome import CallOutcome, CallReport, Tally, client_failed, no_answer_text
 from services.caller.pacer import Pacer, Ticket
+from services.caller.paid_guard import PaidGuard
 from services.caller.quota_headers import quotas_from
 from services.caller.redaction import without_key
 from services.caller.retries import doubled_budget, retry_wait
@@ -62,8 +63,11 @@ class Attempt:
 
 class Upstream:
     def __init__(self, client: httpx.AsyncClient, keys: KeyStore, pacer: Pacer,
-                 clock: Callable[[], float] = time.time, chance: Callable[[], float] = random.random) -> None:
+                 clock: Callable[[], float] = time.time, chance: Callable[[], float] = random.random,
+                 guard: PaidGuard | None = None) -> None:
         self.client, self.keys, self.pacer, self.clock, self.chance = client, keys, pacer, clock, chance
+        # U-5 over the same folded configuration the pacer's limits come from.
+        self.guard = guard if guard is not None else PaidGuard(pacer.book.config)
 
     async def call(self, call: SeatCall) -> CallReport:
         started = time.monotonic()
@@ -123,9 +127,14 @@ class Upstream:
     async def paced_attempt(self, call: SeatCall, request: UpstreamRequest, tally: Tally,
                             open_attempt: Attempt, send: Callable[[UpstreamRequest], Awaitable[CallOutcome]],
                             admit_as: SeatCall | None = None) -> CallOutcome:
-        """`send(request)` through the pacer (admitted as `admit_as`, by default the call), its ticket
-        settled with the usage the reply reported. When pacing refuses it, `tally.refused` is set and the
-        outcome carries the refusal."""
+        """`send(request)` through the free-tier guard (U-5) and the pacer (admitted as `admit_as`, by
+        default the call), its ticket settled with the usage the reply reported. When either refuses it,
+        `tally.refused` is set and the outcome carries the refusal. Every provider request (seat, route)
+        passes here, so this is where a held model is stopped."""
+        held = self.guard.holds(call.alias, call.served)
+        if held is not None:
+            tally.refused = True
+            return held
         tokens = estimated_tokens(request)
         admission = await self.pacer.admit(admit_as or call, tokens, f"{call.call}:{uuid.uuid4().hex[:12]}")
         tally.waited = tally.waited or admission.paced == "waited"
