@@ -17,8 +17,10 @@ from pydantic import BaseModel, ValidationError
 
 from services.ledger import offloads
 from services.ledger.ledger import Behind, Ledger
+from services.ledger.store import Store
 from shared import bus, subjects
 from shared.commands import (
+    PacingRequest,
     PendingReply,
     PendingRequest,
     QuotaRequest,
@@ -31,6 +33,7 @@ from shared.commands import (
     VerdictReply,
     VerdictRequest,
 )
+from shared.ids import utcnow
 
 
 def failure(status: int, message: str) -> bytes:
@@ -83,6 +86,11 @@ class Handlers:
         req = UsageRequest.model_validate_json(data or b"{}", strict=True)
         return _dump(UsageReply(rows=await self.ledger.usage(req)))
 
+    async def pacing(self, data: bytes) -> bytes:
+        """L-2 for a caller seeding its windows: every usage published before the question is in."""
+        req = PacingRequest.model_validate_json(data, strict=True)
+        return _dump(await self.ledger.read(Store.pacing_history, req.connection, utcnow()))
+
     async def sql(self, data: bytes) -> bytes:
         req = SqlRequest.model_validate_json(data, strict=True)
         return _dump(await self.ledger.sql(req))
@@ -119,5 +127,6 @@ async def serve(nc: NATS, ledger: Ledger) -> list[Any]:
         subjects.RPC_LEDGER_QUOTA: h.quota,
         subjects.RPC_LEDGER_USAGE: h.usage,
         subjects.RPC_LEDGER_SQL: h.sql,
+        subjects.RPC_LEDGER_PACING: h.pacing,
     }
     return [await bus.serve_rpc(nc, subj, subjects.LEDGER_QUEUE, guarded(fn)) for subj, fn in routes.items()]

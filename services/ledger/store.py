@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -29,12 +29,25 @@ from services.ledger.quotas import (
     sent_windows,
 )
 from shared import subjects
-from shared.commands import SentCount, SentLine, SqlReply, UsageLine, UsageRequest
+from shared.commands import (
+    PACING_BUCKET_S,
+    PACING_EXACT_S,
+    PacingReply,
+    SentCount,
+    SentLine,
+    SqlReply,
+    UsageLine,
+    UsageRequest,
+)
 
 log = structlog.get_logger("ledger")
 
 OFFLOADS = "purpose IN ({})".format(", ".join(f"'{p}'" for p in OFFLOAD_PURPOSES))
 USAGE_COLUMNS = ", ".join(f'"{name}"' for name in UsageLine.model_fields)
+# A caller's windows hold a recent attempt with its call id; the call ended after that attempt began, so
+# every call that ended within PACING_EXACT_S (plus this margin for the callers' clocks) comes back exact,
+# with its id, however long ago it started: the caller skips the ones it already counts.
+PACING_CLOCK_MARGIN_S = 30.0
 
 
 class LedgerFileBusy(RuntimeError):
@@ -262,6 +275,34 @@ class Store:
         finally:
             cur.close()
         return [UsageLine(**dict(zip(names, row, strict=True))) for row in rows]
+
+    def pacing_history(self, connection: str, now: datetime) -> PacingReply:
+        """L-2's history of one connection in the shape of the callers' windows: the last 24 hours of
+        attempts and tokens per alias (calls that sent nothing left out), exact rows for the calls that
+        ended lately and minute buckets (stamped with their end) for the rest, and this month's requests."""
+        day_from, month_from = sent_windows(now)
+        ended_from = now - timedelta(seconds=PACING_EXACT_S + PACING_CLOCK_MARGIN_S)
+        cur = self.con.cursor()
+        try:
+            rows = cur.execute(
+                "SELECT CASE WHEN exact THEN epoch(t) ELSE ceil(epoch(t) / $bucket) * $bucket END, alias, "
+                "sum(attempts)::BIGINT, sum(tokens_in + tokens_out)::BIGINT, "
+                "CASE WHEN exact THEN call ELSE '' END "
+                'FROM (SELECT *, "at" >= $ended AS exact FROM usage '
+                "      WHERE connection = $connection AND t > $day AND attempts > 0) "
+                "GROUP BY ALL ORDER BY 1, 2, 5",
+                {"bucket": PACING_BUCKET_S, "ended": ended_from, "connection": connection, "day": day_from},
+            ).fetchall()
+            month = cur.execute(
+                "SELECT coalesce(sum(attempts), 0)::BIGINT FROM usage WHERE connection = ? AND t >= ?",
+                [connection, month_from],
+            ).fetchone()
+        finally:
+            cur.close()
+        return PacingReply(
+            at=now.timestamp(), rows=[(float(t), a, int(n), int(k), c) for t, a, n, k, c in rows],
+            month=month_from.strftime("%Y-%m"), month_requests=int(month[0]) if month else 0,
+        )
 
     def sql(self, query: str, max_rows: int) -> SqlReply:
         cur = self.con.cursor()
