@@ -13,7 +13,7 @@ from typing import Literal
 AlertKind = Literal["retiring", "connection", "went paid", "registration", "retired", "plan"]
 
 # C-16: which key prefixes each kind raises; a key is its prefix plus a served id (or a connection).
-KEY_PREFIXES: dict[str, tuple[str, ...]] = {
+KEY_PREFIXES: dict[AlertKind, tuple[str, ...]] = {
     "retiring": ("model:pending:",),
     "connection": ("connection:held:",),
     "went paid": ("model:paid:",),
@@ -39,7 +39,7 @@ def prefix_of(key: str) -> str | None:
     return None
 
 
-def kind_of(key: str) -> str | None:
+def kind_of(key: str) -> AlertKind | None:
     """The one kind whose keys look like this one (every prefix belongs to exactly one kind)."""
     prefix = prefix_of(key)
     return next((kind for kind, prefixes in KEY_PREFIXES.items() if prefix in prefixes), None)

@@ -10,8 +10,11 @@ from typing import Any
 
 from shared.config_state import LIMIT_AXES, ConfigState
 from shared.events import (
+    AlertCleared,
+    AlertRaised,
     CollectionRemoved,
     CollectionSaved,
+    ConnectionsSaved,
     EndpointRemoved,
     EndpointSaved,
     EventBase,
@@ -96,6 +99,14 @@ class ChangeLog:
             return [("gateway key", e.name, "created", None, {"collections": e.collections, "rpm": e.rpm})]
         if isinstance(e, GatewayKeyRevoked):
             return [("gateway key", e.name, "revoked", None, None)]
+        if isinstance(e, AlertRaised):
+            before_alert = s.alerts.get(e.key)
+            return [("alert", e.key, e.kind, before_alert.message if before_alert else None, e.message)]
+        if isinstance(e, AlertCleared):
+            up = s.alerts.get(e.key)
+            return [("alert", e.key, "cleared", up.message if up else None, None)]
+        if isinstance(e, ConnectionsSaved) and e.allow_paid != s.allow_paid:
+            return [("connections", "allow_paid", "allow_paid", list(s.allow_paid), list(e.allow_paid))]
         return []
 
     def model_update(self, e: ModelUpdated) -> list[tuple[str, str, str, Any, Any]]:

@@ -4,6 +4,7 @@ Pure: functions of the configuration fold and what the caller passes in."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -57,6 +58,12 @@ def connections(state: ConfigState) -> dict[str, Any]:
             for alias, saved in sorted(state.model_limits.items())
         ],
     }
+
+
+def alerts(state: ConfigState) -> list[dict[str, Any]]:
+    """C-16: every active alert, the most recently seen first."""
+    rows = sorted(state.alerts.values(), key=lambda a: (a.last_seen, a.key), reverse=True)
+    return [asdict(alert) for alert in rows]
 
 
 def key_rows(state: ConfigState, last_used: Mapping[str, str | None]) -> list[dict[str, Any]]:

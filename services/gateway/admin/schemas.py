@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from shared.alerts import KINDS
 from shared.commands import KnownLimits, QuotaLine, RestingLine, SentLine, UsageLine
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]
@@ -304,6 +305,50 @@ class LimitsReply(Ok):
     scope: Literal["connection", "model"]
     name: str
     limits: Limits
+
+
+# ---------------------------------------------------------------- alerts (C-16) and the free-tier guard (U-5)
+
+
+class AlertBody(Body):
+    key: str = Field(description="model:paid:<served>, model:pending:<served>, connection:held:<conn>, …")
+    kind: str | None = one_of(*KINDS)
+    message: str
+    action: str | None = None
+    alias: str | None = None
+    aliases: list[str] | None = None
+
+
+class AlertView(BaseModel):
+    key: str
+    kind: str
+    message: str
+    action: str
+    first_seen: datetime
+    last_seen: datetime
+    by: str
+    alias: str | None
+    aliases: list[str]
+
+
+class AlertsReply(Ok):
+    alerts: list[AlertView]
+
+
+class AlertReply(Ok):
+    alert: AlertView
+
+
+class AlertClearedReply(Ok):
+    cleared: str
+
+
+class AllowPaidBody(Body):
+    allow_paid: list[str] = Field(description="aliases or served ids called even on a `went paid` alert")
+
+
+class AllowPaidReply(Ok):
+    allow_paid: list[str]
 
 
 # ---------------------------------------------------------------- gateway keys (SEC-4)

@@ -4,6 +4,7 @@ the OpenAPI schema with its request and reply bodies."""
 from __future__ import annotations
 
 from services.gateway.routes import (
+    admin_alerts,
     admin_config,
     admin_endpoints,
     admin_keys,
@@ -13,4 +14,4 @@ from services.gateway.routes import (
 )
 
 ADMIN_ROUTERS = (admin_config.router, admin_models.router, admin_endpoints.router, admin_keys.router,
-                 admin_login.router, admin_ledger.router)
+                 admin_login.router, admin_ledger.router, admin_alerts.router)
