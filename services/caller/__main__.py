@@ -9,6 +9,7 @@ from nats.aio.client import Client as NATS
 
 from services.caller.consumer import CallConsumer
 from services.caller.keys import KeyStore
+from services.caller.ledger_history import LedgerHistory
 from services.caller.limit_book import LimitBook
 from services.caller.models_rpc import ModelLister
 from services.caller.pacer import Pacer
@@ -36,7 +37,7 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
     client = make_client(settings.max_connections)
     keys = KeyStore.from_environment(settings.secrets_path)
     guard = PaidGuard(book.config, settings.allow_paid)
-    upstream = Upstream(client, keys, Pacer(await WindowStore.open(js), book), guard=guard)
+    upstream = Upstream(client, keys, Pacer(await WindowStore.open(js), book, LedgerHistory(nc)), guard=guard)
     consumer = CallConsumer(js, upstream, book, settings, instance)
     await consumer.start()
     lister = await ModelLister(client, keys).serve(nc)

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from services.caller.quota_headers import Quota
+from shared.commands import PACING_BUCKET_S, PACING_EXACT_S
 
 WINDOW_S = {"rpm": 60.0, "tpm": 60.0, "rpd": 86400.0, "tpd": 86400.0}
 TOKEN_AXES = ("tpm", "tpd")
@@ -21,8 +22,8 @@ AXIS_WORDS = {"rpm": "requests per minute", "rpd": "requests per day", "tpm": "t
 QUOTA_WINDOW_WORDS = {"minute": "per minute", "hour": "per hour", "day": "per day",
                       "retry": "before its reset"}
 DAY_S = 86400.0
-EXACT_S = 120.0  # entries younger than this stay exact (the minute windows); older ones share minute buckets
-BUCKET_S = 60.0
+EXACT_S = PACING_EXACT_S  # younger entries stay exact (the minute windows); older ones share buckets
+BUCKET_S = PACING_BUCKET_S
 MARGIN_S = 2.0  # L-2a: wait only when the window frees before the deadline minus this
 RECHECK_S = 5.0  # L-2a: a waiting call looks again at least this often
 RETRY_SOON_S = 1.0  # a window held only by calls still in flight: look again shortly
@@ -33,7 +34,8 @@ class Entry:
     """Requests sent at `t` (one per attempt, or a minute bucket of them) and their tokens.
 
     While `until` is ahead the attempt is in flight: it counts in every window whatever its age, and its
-    tokens are an estimate until settled. A crashed caller's entry stops being in flight at `until`.
+    tokens are an estimate until settled. A crashed caller's entry stops being in flight at `until`. `call`
+    names the call while the entry is exact, so the ledger's record of that call is not counted twice.
     """
 
     t: float
@@ -42,6 +44,7 @@ class Entry:
     tokens: int
     until: float = 0.0
     slot: str = ""
+    call: str = ""
 
     def counts(self, now: float, window: float) -> bool:
         return self.t > now - window or self.until > now
@@ -54,12 +57,14 @@ class Windows:
     entries: list[Entry] = field(default_factory=list)
     months: dict[str, int] = field(default_factory=dict)  # "YYYY-MM" → requests sent (rpmo)
     quotas: dict[str, Quota] = field(default_factory=dict)  # "<alias>|<metric>|<window>" → record
+    seeded: set[str] = field(default_factory=set)  # scopes whose ledger history is in (`seeding`)
 
     def to_json(self) -> bytes:
         return json.dumps({
-            "e": [[e.t, e.alias, e.requests, e.tokens, e.until, e.slot] for e in self.entries],
+            "e": [[e.t, e.alias, e.requests, e.tokens, e.until, e.slot, e.call] for e in self.entries],
             "m": self.months,
             "q": {k: q.to_list() for k, q in self.quotas.items()},
+            "s": sorted(self.seeded),
         }, separators=(",", ":")).encode()
 
     @classmethod
@@ -68,7 +73,8 @@ class Windows:
             return cls()
         data: dict[str, Any] = json.loads(raw)
         return cls(entries=[Entry(*e) for e in data.get("e", [])], months=dict(data.get("m", {})),
-                   quotas={k: Quota.from_list(v) for k, v in data.get("q", {}).items()})
+                   quotas={k: Quota.from_list(v) for k, v in data.get("q", {}).items()},
+                   seeded=set(data.get("s", [])))
 
     def quotas_of(self, alias: str, now: float) -> list[tuple[str, Quota]]:
         return [(k, q) for k, q in self.quotas.items() if k.split("|", 1)[0] == alias and q.reset_at > now]
@@ -206,8 +212,8 @@ def decide(
     return Decision("refuse", at=last.free_at, block=last)
 
 
-def take(doc: Windows, alias: str, tokens: int, now: float, until: float, slot: str) -> None:
-    doc.entries.append(Entry(now, alias, 1, tokens, until, slot))
+def take(doc: Windows, alias: str, tokens: int, now: float, until: float, slot: str, call: str = "") -> None:
+    doc.entries.append(Entry(now, alias, 1, tokens, until, slot, call))
     key = month_key(now)
     doc.months[key] = doc.months.get(key, 0) + 1
 
