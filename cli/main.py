@@ -14,6 +14,7 @@ from typer.core import TyperGroup
 
 from cli.args import hoist_globals
 from cli.commands import (
+    alerts,
     ask,
     changes,
     collection,
@@ -116,6 +117,7 @@ app.command("changes")(changes.changes)
 app.command("quota")(quota.quota)
 app.command("usage")(usage.usage)
 app.command("sql")(sql.sql)
+app.command("alerts")(alerts.alerts)
 app.add_typer(model.app, name="model")
 app.add_typer(collection.app, name="collection")
 app.add_typer(endpoint.app, name="endpoint")
@@ -123,6 +125,7 @@ app.add_typer(keys.app, name="key")
 app.add_typer(settings.app, name="settings")
 app.add_typer(limits.app, name="limits")
 app.add_typer(ledger.app, name="ledger")
+app.add_typer(alerts.app, name="alert")
 
 
 def main() -> None:
