@@ -17,6 +17,8 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from shared.events import (
+    AlertCleared,
+    AlertRaised,
     CallUsed,
     ConfigEvent,
     CooldownStarted,
@@ -238,6 +240,23 @@ class CooldownRow(NamedTuple):
     why: str
 
 
+class AlertRow(NamedTuple):
+    """C-16: one alert raised (again) or cleared, by whom. A key's latest row says whether it is up; a
+    model's retirement also clears its `model:*` alerts (C-14), which `config_changes` records."""
+
+    id: str
+    seq: int
+    at: datetime
+    by: str
+    key: str
+    state: str  # raised | cleared
+    kind: str | None
+    message: str | None
+    action: str | None
+    alias: str | None
+    aliases: list[str] | None
+
+
 @dataclass
 class Rows:
     """The rows of one batch, one entry per table key (first wins, panels merged)."""
@@ -252,6 +271,7 @@ class Rows:
     route_turns: dict[str, RouteTurnRow] = field(default_factory=dict)
     limits_learned: dict[str, LimitLearnedRow] = field(default_factory=dict)
     quota_records: dict[tuple[str, str, str, str], QuotaRow] = field(default_factory=dict)
+    alerts: dict[str, AlertRow] = field(default_factory=dict)
 
     def add(self, seq: int, event: EventBase) -> None:
         self.events.append(EventRow(seq, event.id, _type(event), event.at, event.by))
@@ -269,6 +289,8 @@ class Rows:
             self.verdicts.setdefault(event.id, verdict_row(seq, event))
         elif isinstance(event, ConfigEvent):
             self.config_changes.setdefault(event.id, config_row(seq, event))
+            if isinstance(event, AlertRaised | AlertCleared):
+                self.alerts.setdefault(event.id, alert_row(seq, event))
         elif isinstance(event, CooldownStarted):
             self.cooldowns.setdefault(event.id, cooldown_row(seq, event))
         elif isinstance(event, RouteTurn):
@@ -415,6 +437,14 @@ def config_change(e: ConfigEvent) -> dict[str, Any]:
 def config_row(seq: int, e: ConfigEvent) -> ConfigRow:
     change = json.dumps(config_change(e), sort_keys=True, separators=(",", ":"))
     return ConfigRow(id=e.id, seq=seq, at=e.at, by=e.by, type=_type(e), name=config_name(e), change=change)
+
+
+def alert_row(seq: int, e: AlertRaised | AlertCleared) -> AlertRow:
+    if isinstance(e, AlertCleared):
+        return AlertRow(id=e.id, seq=seq, at=e.at, by=e.by, key=e.key, state="cleared", kind=None,
+                        message=None, action=None, alias=None, aliases=None)
+    return AlertRow(id=e.id, seq=seq, at=e.at, by=e.by, key=e.key, state="raised", kind=e.kind,
+                    message=e.message, action=e.action, alias=e.alias, aliases=list(e.aliases))
 
 
 def cooldown_row(seq: int, e: CooldownStarted) -> CooldownRow:

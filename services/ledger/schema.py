@@ -178,9 +178,19 @@ COOLDOWNS = Table(
     key=("id",), merge="first",
 )
 
+ALERTS = Table(
+    "alerts", "alerts", fold.AlertRow,
+    {
+        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "by": "VARCHAR", "key": "VARCHAR",
+        "state": "VARCHAR", "kind": "VARCHAR", "message": "VARCHAR", "action": "VARCHAR", "alias": "VARCHAR",
+        "aliases": "VARCHAR[]",
+    },
+    key=("id",), merge="first",
+)
+
 TABLES: tuple[Table, ...] = (
     EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS,
-    USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS,
+    USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS, ALERTS,
 )
 
 SCHEMA_TABLE = "ledger_schema"

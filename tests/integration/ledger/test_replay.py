@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from shared import bus, subjects
-from shared.events import EventBase, GatewaySettingsSaved, encode_event
+from shared.events import AlertCleared, AlertRaised, EventBase, GatewaySettingsSaved, encode_event
 from shared.natsserver import NatsServer
 from tests.integration.ledger.process import ROOT, LedgerProcess, ask, publish_all
 from tests.unit.ledger.factories import (
@@ -44,7 +44,7 @@ def mixed_events(panels: int) -> list[EventBase]:
     """Panels as they really unfold (seated, seats, answered, some verdicts) with config changes between,
     a seat completed twice (caller and gateway deadline) and a duplicate verdict id; route conversations
     (attempts' usage, turns, offloads, verdicts), shadow seats, paced and refused calls, quota records that
-    replace each other, learned limits and user limits."""
+    replace each other, learned limits, user limits, and alerts raised, raised again and cleared."""
     events: list[EventBase] = [endpoint("local", 0)]
     for n in range(panels):
         panel = f"p20261202-0930{n:02d}-{n:04x}"
@@ -94,6 +94,10 @@ def side_events(n: int, at: datetime) -> list[EventBase]:
         events.append(limit_learned("b", "rpm", 60 - n, call=f"{conv}.t1.1", at=at))
     if n % 10 == 5:
         events.append(limits_saved("connection", "local", n=n, at=at, rpm=30 + n, rpmo=10_000))
+    if n % 8 in (1, 2, 3):  # C-16: raised, raised again, cleared
+        key = f"model:paid:b-served-{n // 8}"
+        events.append(AlertCleared(id=f"cfg:alert:{n}", at=at, key=key) if n % 8 == 3 else AlertRaised(
+            id=f"cfg:alert:{n}", at=at, key=key, kind="went paid", message=f"priced {n}", alias="b"))
     return events
 
 
@@ -115,6 +119,7 @@ async def test_rebuild_gives_identical_tables(nc: bus.NATS, ledger: LedgerProces
     assert len(incremental["usage"]) == 150 + 100 + 10  # seats, route attempts, shadow seats
     assert (len(incremental["route_turns"]), len(incremental["limits_learned"])) == (50, 9)
     assert len(incremental["quota_records"]) == 2
+    assert len(incremental["alerts"]) == 19  # n % 8 in (1, 2, 3) for n < 50
 
     await ledger.start(nc)
     reply = await ask(nc, subjects.RPC_LEDGER_REBUILD, wait_s=120)
