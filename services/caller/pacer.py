@@ -46,7 +46,7 @@ class Admission:
     paced: Paced
     waited_s: float = 0.0
     refusal: str = ""
-    ticket: Ticket | None = None  # None: nothing binds this call, so nothing was written
+    ticket: Ticket | None = None  # None: nothing binds this call, so no slot was taken
 
 
 class Pacer:
