@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter
+from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.requests import Request
 
 from services.gateway.admin import more_views
@@ -27,6 +28,16 @@ from shared.events import AlertCleared, AlertRaised
 router = APIRouter(route_class=AdminRoute, tags=["alerts"])
 
 
+class AnyKey(PathConvertor):
+    """A key as sent, control characters included (`path` stops at a newline, which would leave the
+    request to the framework's bare 404 instead of our refusal)."""
+
+    regex = r"[\s\S]+"
+
+
+register_url_convertor("alert_key", AnyKey())
+
+
 @router.get("/api/alerts", response_model=AlertsReply, responses=REFUSALS)
 async def list_alerts(request: Request) -> dict[str, Any]:
     """Every active alert, the most recently seen first."""
@@ -42,7 +53,7 @@ async def raise_one(body: AlertBody, request: Request) -> dict[str, Any]:
     return {"ok": True, "alert": asdict(context(request).config.alerts[event.key])}
 
 
-@router.delete("/api/alerts/{key:path}", response_model=AlertClearedReply, responses=REFUSALS)
+@router.delete("/api/alerts/{key:alert_key}", response_model=AlertClearedReply, responses=REFUSALS)
 async def clear_one(key: str, request: Request) -> dict[str, Any]:
     """Clear the alert under `key` (404 when none is up)."""
     event = await write(request, clear_alert(key))
