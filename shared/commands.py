@@ -44,6 +44,9 @@ class SeatCall(BaseModel):
     deadline: float  # epoch seconds (UTC); no answer by then is `no answer in <n>s`
     timeout_s: float = 420.0
     retries: int = 2
+    # The gateway's config position when it built the call: the caller folds at least this far before
+    # deciding it (free-tier guard, user limits). 0: no position given, decide at once.
+    config_seq: int = 0
 
 
 class PlanRequest(BaseModel):
@@ -183,6 +186,7 @@ class RouteCall(BaseModel):
     first_piece_s: float = 90.0  # RM-6: silence this long before any text or tool call fails the member
     deadline: float  # epoch seconds: the whole turn's deadline (600 s)
     retries: int = 0  # RM-6: non-last members get none, the last gets the usual 2
+    config_seq: int = 0  # as `SeatCall.config_seq`: the caller folds this far before deciding the call
 
 
 class RouteAccepted(BaseModel):

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 from nats.aio.client import Client as NATS
 
+from services.caller.config_wait import ConfigWait
 from services.caller.consumer import CallConsumer
 from services.caller.keys import KeyStore
 from services.caller.ledger_history import LedgerHistory
@@ -38,10 +39,11 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
     keys = KeyStore.from_environment(settings.secrets_path)
     guard = PaidGuard(book.config, settings.allow_paid)
     upstream = Upstream(client, keys, Pacer(await WindowStore.open(js), book, LedgerHistory(nc)), guard=guard)
-    consumer = CallConsumer(js, upstream, book, settings, instance)
+    config = ConfigWait(projections[0])  # calls wait for the config position they were built on
+    consumer = CallConsumer(js, upstream, book, settings, instance, config)
     await consumer.start()
     lister = await ModelLister(client, keys).serve(nc)
-    relay = await RouteRelay(nc, RouteCaller(upstream), book, instance).start()
+    relay = await RouteRelay(nc, RouteCaller(upstream), book, instance, config).start()
     structlog.get_logger("caller").info("caller_started", concurrency=settings.concurrency,
                                         ack_wait_s=settings.ack_wait_s, heartbeat_s=settings.heartbeat_s,
                                         allow_paid=settings.allow_paid)

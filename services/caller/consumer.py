@@ -17,6 +17,7 @@ from nats.js import api as js_api
 from nats.js.errors import BadRequestError
 from pydantic import ValidationError
 
+from services.caller.config_wait import ConfigWait
 from services.caller.limit_book import LimitBook
 from services.caller.limit_events import QuotaNews, limits_learned
 from services.caller.seat_events import cooldown_started, seat_completed, seat_expired
@@ -60,9 +61,10 @@ async def ensure_consumer(js: JetStreamContext, settings: CallerSettings) -> Non
 class CallConsumer:
     def __init__(
         self, js: JetStreamContext, upstream: Upstream, book: LimitBook, settings: CallerSettings,
-        instance: str,
+        instance: str, config: ConfigWait,
     ) -> None:
         self.js, self.upstream, self.settings, self.instance = js, upstream, settings, instance
+        self.config = config
         self.book, self.quota_news = book, QuotaNews()
         self.inflight: dict[asyncio.Task[None], Msg] = {}
         self._slot_freed = asyncio.Event()
@@ -132,6 +134,8 @@ class CallConsumer:
         if time.time() >= call.deadline:
             log.info("call_expired", delivered=delivered)
             return [seat_expired(call, self.instance)]
+        if self.config.behind(call.config_seq):  # decided on a config at least as new as the gateway's
+            await self.config.reach(call.config_seq)
         log.debug("call_started", alias=call.alias, endpoint=call.endpoint, delivered=delivered,
                  instance=self.instance)
         report = await self.upstream.call(call)

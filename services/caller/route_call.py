@@ -91,12 +91,13 @@ class RouteCaller:
         self.upstream = upstream
 
     async def call(
-        self, seat: SeatCall, first_piece_s: float, emit: Emit, stop: Stop
+        self, seat: SeatCall, first_piece_s: float, emit: Emit, stop: Stop, accepted: float | None = None
     ) -> RouteReport:
-        """The call until it ends, fails, falls silent past its window, or is stopped."""
+        """The call until it ends, fails, falls silent past its window, or is stopped. `accepted` (loop time)
+        is when the call was taken, if before now: its window and its first piece count from then."""
         loop = asyncio.get_running_loop()
-        started = loop.time()
-        progress = Progress(emit, started, started + max(0.0, seat.deadline - time.time()))
+        started = loop.time() if accepted is None else accepted
+        progress = Progress(emit, started, loop.time() + max(0.0, seat.deadline - time.time()))
         tally, open_attempt = Tally(), Attempt()
         work = asyncio.create_task(self._timed(seat, first_piece_s, progress, tally, open_attempt))
         stopped = asyncio.create_task(stop.event.wait())

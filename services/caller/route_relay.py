@@ -20,6 +20,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg as NatsMsg
 from pydantic import ValidationError
 
+from services.caller.config_wait import ConfigWait
 from services.caller.limit_book import LimitBook
 from services.caller.limit_events import QuotaNews, limits_learned
 from services.caller.route_call import RouteCaller, Stop
@@ -63,8 +64,11 @@ class Frames:
 
 
 class RouteRelay:
-    def __init__(self, nc: NATS, caller: RouteCaller, book: LimitBook, instance: str) -> None:
+    def __init__(
+        self, nc: NATS, caller: RouteCaller, book: LimitBook, instance: str, config: ConfigWait
+    ) -> None:
         self.nc, self.js, self.caller, self.book, self.instance = nc, nc.jetstream(), caller, book, instance
+        self.config = config
         self.quota_news = QuotaNews()
         self.running: dict[asyncio.Task[None], Stop] = {}
         self._sub: Any = None
@@ -89,7 +93,7 @@ class RouteRelay:
         # Listening for a cancel before accepting: the gateway may give up the moment it hears back.
         cancel = await self.nc.subscribe(subjects.relay_cancel_subject(call.relay), cb=on_cancel)
         await msg.respond(RouteAccepted(caller=self.instance).model_dump_json().encode())
-        task = asyncio.create_task(self._run(call, stop, cancel))
+        task = asyncio.create_task(self._run(call, stop, cancel, asyncio.get_running_loop().time()))
         self.running[task] = stop
         task.add_done_callback(self._finished)
 
@@ -98,14 +102,16 @@ class RouteRelay:
         if not task.cancelled() and task.exception() is not None:
             log.error("route_call_failed", error=repr(task.exception())[:300])
 
-    async def _run(self, call: RouteCall, stop: Stop, cancel: Any) -> None:
+    async def _run(self, call: RouteCall, stop: Stop, cancel: Any, accepted: float) -> None:
         with structlog.contextvars.bound_contextvars(call=call.call, conversation=call.conversation):
             seat = route_seat(call)
             frames = Frames(self.nc, call.relay)
             log.debug("route_call_started", alias=call.alias, endpoint=call.endpoint, retries=call.retries)
             beating = asyncio.create_task(frames.beat())
             try:
-                routed = await self.caller.call(seat, call.first_piece_s, frames.chunk, stop)
+                if self.config.behind(call.config_seq):  # the wait counts in the first-piece window
+                    await self.config.reach(call.config_seq)
+                routed = await self.caller.call(seat, call.first_piece_s, frames.chunk, stop, accepted)
             except Exception as exc:  # the bus under pacing failed: the gateway must still hear an end
                 beating.cancel()
                 failed = f"the caller failed ({type(exc).__name__})"

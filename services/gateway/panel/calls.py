@@ -46,14 +46,16 @@ def merger_question(ask: Ask, plan: Plan, text: str) -> Question:
 
 def seat_call(
     plan: Plan, seat: SeatPlan, question: Question, endpoint: EndpointSaved, deadline: float,
-    timeout_s: float, options: dict[str, Any] | None = None,
+    timeout_s: float, options: dict[str, Any] | None = None, config_seq: int = 0,
 ) -> SeatCall:
-    """P-10: each seat keeps its own call options (the request's sampling options are not passed on)."""
+    """P-10: each seat keeps its own call options (the request's sampling options are not passed on).
+    `config_seq` is the gateway's config position: the caller decides the call on a config at least as new."""
     return SeatCall(
         call=seat.call, panel=plan.panel, seat=seat.seat, alias=seat.alias, served=seat.served,
         endpoint=endpoint.name, base=endpoint.base, api=endpoint.api, headers=dict(endpoint.headers),
         connection=seat.connection, collection=plan.collection, task=question.task, purpose=question.purpose,
         messages=question.messages, deadline=deadline, timeout_s=timeout_s, options=dict(options or {}),
+        config_seq=config_seq,
     )
 
 

@@ -268,7 +268,8 @@ class PanelRunner:
                 continue
             model = self.config.models.get(seat.alias)
             options = {"max_tokens": model.max_tokens} if model is not None and model.max_tokens else {}
-            call = seat_call(plan, seat, question, endpoint, deadline, self.settings.seat_deadline_s, options)
+            call = seat_call(plan, seat, question, endpoint, deadline, self.settings.seat_deadline_s, options,
+                             self.config.seq)
             future = await self.js.publish_async(
                 subjects.call_subject(seat.call), call.model_dump_json().encode(),
                 headers={"Nats-Msg-Id": f"call:{seat.call}"},

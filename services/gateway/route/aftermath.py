@@ -56,7 +56,7 @@ async def queue_shadows(replica: Replica, plan: TurnPlan, after: Conversation, a
         return
     task = f"{task_text(plan.ask.messages)} ({after.collection}:route)"
     calls = shadow_calls(after, after.turns, chosen, plan.ask.messages, plan.fields, task,
-                         time.time() + settings.seat_deadline_s, settings.seat_deadline_s)
+                         time.time() + settings.seat_deadline_s, settings.seat_deadline_s, config.seq)
     js = replica.nc.jetstream()
     for call in calls:
         try:

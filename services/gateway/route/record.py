@@ -41,13 +41,15 @@ def attempt_call(conversation: Conversation, turn: int, attempt: Attempt) -> str
 def route_call(
     conversation: Conversation, turn: int, attempt: Attempt, member: Member, endpoint: EndpointSaved,
     connection: str, body: dict[str, Any], relay: str, first_piece_s: float, deadline: float,
+    config_seq: int = 0,
 ) -> RouteCall:
+    """`config_seq` is the gateway's config position: the caller decides on a config at least as new."""
     return RouteCall(
         call=attempt_call(conversation, turn, attempt), conversation=conversation.id, turn=turn,
         alias=member.alias, served=member.served, endpoint=endpoint.name, base=endpoint.base,
         api=endpoint.api, headers=dict(endpoint.headers), connection=connection,
         collection=bare(conversation.collection), body=body, relay=relay, first_piece_s=first_piece_s,
-        deadline=deadline, retries=attempt.retries,
+        deadline=deadline, retries=attempt.retries, config_seq=config_seq,
     )
 
 
@@ -83,7 +85,7 @@ def offload_event(
 def shadow_calls(
     conversation: Conversation, turn: int, shadows: Sequence[tuple[ModelRegistered, EndpointSaved, str]],
     messages: Sequence[dict[str, Any]], route_fields: dict[str, Any], task: str, deadline: float,
-    timeout_s: float,
+    timeout_s: float, config_seq: int = 0,
 ) -> list[SeatCall]:
     """One seat call per shadow member (model, its endpoint, its connection): the turn as the agent sent it,
     under `<conv>.shadow<k>.t<turn>`."""
@@ -95,7 +97,7 @@ def shadow_calls(
             api=endpoint.api, headers=dict(endpoint.headers), connection=connection,
             collection=bare(conversation.collection), task=task, purpose="shadow", messages=asked,
             options=upstream_options(route_fields, None, model.max_output), deadline=deadline,
-            timeout_s=timeout_s,
+            timeout_s=timeout_s, config_seq=config_seq,
         )
         for k, (model, endpoint, connection) in enumerate(shadows, 1)
     ]

@@ -135,7 +135,7 @@ class RouteTurnRun:
             deadline = time.time() + (self.turn_end - self.loop.time())
             call = route_call(self.plan.conversation, self.turn, attempt, member, endpoint,
                               config.connection_of(member.alias), body, relay.relay,
-                              settings.route_first_piece_s, deadline)
+                              settings.route_first_piece_s, deadline, config.seq)
             refused = await relay.ask(call)
             if refused:
                 return Ending("failed", refused)

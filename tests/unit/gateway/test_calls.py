@@ -16,7 +16,7 @@ from services.gateway.panel.calls import (
     seat_messages,
 )
 from services.gateway.panel.merge import INSTRUCTION, Merge, merger_seat
-from shared.commands import MergerCandidate
+from shared.commands import MergerCandidate, SeatCall
 from tests.unit.gateway.factories import PANEL, done, endpoint, plan
 
 IMAGE = {"type": "image_url", "image_url": {"url": "https://example.com/cat.png?sig=1"}}
@@ -128,3 +128,13 @@ def test_the_log_line_of_a_merged_panel_ends_with_its_merger() -> None:
     fell = panel_answered(p, ask, "gateway-1", Merge(note="no seat answered"))
     assert fell.calls == [f"{PANEL}.member1", f"{PANEL}.member2"]
     assert (fell.reply, fell.note) == ("all", "no seat answered")
+
+
+def test_a_seat_call_carries_the_gateways_config_position_and_old_calls_carry_none() -> None:
+    p = plan(members=1, explorers=0)
+    ask = chat([{"role": "user", "content": "hi"}])
+    question = panel_question(ask, p)
+    assert seat_call(p, p.seats[0], question, endpoint(), 1.0, 2.0, None, 41).config_seq == 41
+    old = seat_call(p, p.seats[0], question, endpoint(), 1.0, 2.0).model_dump()
+    del old["config_seq"]
+    assert SeatCall.model_validate(old).config_seq == 0  # a message from before the field still decodes

@@ -67,3 +67,14 @@ def test_shadow_seats_get_the_turn_as_sent_with_its_tools() -> None:
         (f"{CONV}.shadow1.t3", CONV, "shadow", "shadow", "m-s")]
     assert calls[0].options == {"tools": fields["tools"], "max_tokens": 64}
     assert json.loads(calls[0].model_dump_json())["messages"] == MESSAGES
+
+
+def test_member_and_shadow_calls_carry_the_gateways_config_position() -> None:
+    attempt = Failover("bench/core", ["m-a"]).attempts[0]
+    call = route_call(conversation(), 1, attempt, MEMBER, ENDPOINT, "fake", {}, "r", 30.0, 2e9, 17)
+    assert call.config_seq == 17
+    unplaced = route_call(conversation(), 1, attempt, MEMBER, ENDPOINT, "fake", {}, "r", 30.0, 2e9)
+    assert unplaced.config_seq == 0
+    shadow = ModelRegistered(id="cfg:m", alias="m-s", served="org/m-s", endpoint="fake")
+    calls = shadow_calls(conversation(), 1, [(shadow, ENDPOINT, "fake")], MESSAGES, {}, "t", 2e9, 420.0, 17)
+    assert [c.config_seq for c in calls] == [17]
