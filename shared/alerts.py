@@ -6,6 +6,7 @@ same key again and clears it when the problem is gone. Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -28,6 +29,17 @@ PAID_PREFIX = "model:paid:"
 def paid_key(served: str) -> str:
     """U-5/CAT-3: the key of the `went paid` alert the free-tier guard looks for."""
     return PAID_PREFIX + served
+
+
+def paid_hold(
+    alerts: Mapping[str, Alert], allow_paid: Collection[str], alias: str, served: str
+) -> Alert | None:
+    """U-5: the active `went paid` alert that holds this model, or None (no such alert, or `allow_paid` names
+    its alias or served id). The guard refuses its calls; the seater does not pick it as an explorer."""
+    alert = alerts.get(paid_key(served))
+    if alert is None or alert.kind != "went paid" or alias in allow_paid or served in allow_paid:
+        return None
+    return alert
 
 
 def prefix_of(key: str) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.caller.outcome import CallOutcome, client_failed
-from shared.alerts import paid_key
+from shared.alerts import paid_hold
 from shared.config_state import ConfigState
 
 HOLDS = "not sent: the free-tier guard holds"
@@ -16,13 +16,10 @@ MESSAGE_MAX = 300
 
 
 def guard_refusal(state: ConfigState, alias: str, served: str, allow_all: bool = False) -> str | None:
-    """The refusal text when the guard holds this model, else None."""
-    if allow_all:
-        return None
-    alert = state.alerts.get(paid_key(served))
-    if alert is None or alert.kind != "went paid" or alias in state.allow_paid or served in state.allow_paid:
-        return None
-    return f"{HOLDS} {alias} (payment required: {alert.message[:MESSAGE_MAX]})"
+    """The refusal text when the guard holds this model, else None (the hold is `paid_hold`, shared with the
+    seater, which does not pick a held model as an explorer)."""
+    alert = None if allow_all else paid_hold(state.alerts, state.allow_paid, alias, served)
+    return None if alert is None else f"{HOLDS} {alias} (payment required: {alert.message[:MESSAGE_MAX]})"
 
 
 def is_held(error: str) -> bool:

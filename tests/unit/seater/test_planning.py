@@ -9,9 +9,17 @@ import pytest
 
 from services.seater.planning import VISION_SPECIALIST, Draft, collection_listing, plan_panel
 from services.seater.rotation import Rotation
+from shared.alerts import paid_key
 from shared.commands import PlanRefusal, PlanRequest
 from shared.config_state import ConfigState
-from shared.events import CooldownStarted, ModelRegistered, PanelSeated
+from shared.events import (
+    AlertCleared,
+    AlertRaised,
+    ConnectionsSaved,
+    CooldownStarted,
+    ModelRegistered,
+    PanelSeated,
+)
 from tests.unit.seater.factory import T0, ask, at, bench, collection, model, retire
 
 POOL = [model(f"x{i}") for i in range(1, 7)]  # six explorer candidates of six families
@@ -119,6 +127,24 @@ def test_cooling_models_do_not_explore_until_their_rest_ends() -> None:
     rotation.apply(CooldownStarted(id="cool:hot", alias="hot", connection="ep", until=at(60)))
     assert explorers(planned(config, rotation=rotation, now=at(59))) == ["x1"]
     assert explorers(planned(config, rotation=rotation, now=at(60))) == ["hot", "x1"]
+
+
+def test_a_model_held_by_the_free_tier_guard_does_not_explore_but_sits_when_the_user_chose_it() -> None:
+    config = bench([model("m1"), model("paid"), model("x1"), model("x2")], collection("core", ["m1"]))
+    assert explorers(planned(config)) == ["paid", "x1"]
+    config.apply(AlertRaised(id="cfg:a1", key=paid_key("org/paid"), kind="went paid", message="$", by="t"))
+    assert explorers(planned(config)) == ["x1", "x2"]
+    assert explorers(planned(config, ask(nominees=("paid",)))) == ["paid", "x1"]  # named with `with`: sits
+    for allowed in ("paid", "org/paid"):  # allowed by alias or served id
+        config.apply(ConnectionsSaved(id=f"cfg:c:{allowed}", allow_paid=[allowed]))
+        assert explorers(planned(config)) == ["paid", "x1"]
+    config.apply(ConnectionsSaved(id="cfg:c2", allow_paid=[]))
+    config.apply(collection("core", ["paid"], when=at(1)))
+    held = planned(config)  # the user chose it: its seat shows the guard's error
+    assert [m.alias for m in held.members] == ["paid"]
+    config.apply(AlertCleared(id="cfg:a2", key=paid_key("org/paid")))
+    config.apply(collection("core", ["m1"], when=at(2)))
+    assert explorers(planned(config)) == ["paid", "x1"]
 
 
 def test_explorers_must_be_admitted_by_the_shape() -> None:
