@@ -38,7 +38,8 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
     client = make_client(settings.max_connections)
     keys = KeyStore.from_environment(settings.secrets_path)
     guard = PaidGuard(book.config, settings.allow_paid)
-    upstream = Upstream(client, keys, Pacer(await WindowStore.open(js), book, LedgerHistory(nc)), guard=guard)
+    store = await WindowStore.open(nc)
+    upstream = Upstream(client, keys, Pacer(store, book, LedgerHistory(nc)), guard=guard)
     config = ConfigWait(projections[0])  # calls wait for the config position they were built on
     consumer = CallConsumer(js, upstream, book, settings, instance, config)
     await consumer.start()
@@ -54,6 +55,7 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
         await consumer.stop()
         for projection in projections:
             await projection.stop()
+        await store.close()
         await client.aclose()
 
     return stop

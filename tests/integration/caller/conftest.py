@@ -59,11 +59,12 @@ async def rig(module_nats: NatsServer) -> AsyncIterator[Rig]:
     await bus.provision(nc.jetstream())
     client = make_client(64)
     book = LimitBook(ConfigState())
-    store = await WindowStore.open(nc.jetstream())
+    store = await WindowStore.open(nc)
     keys = KeyStore(env={"BENCHWARMERS_KEY_FAKE": UPSTREAM_KEY})
     try:
         yield Rig(Upstream(client, keys, Pacer(store, book)), book, store)
     finally:
+        await store.close()
         await client.aclose()
         await nc.close()
 

@@ -100,13 +100,14 @@ async def test_a_429_with_retry_after_holds_every_replica_until_the_reset(
     panel = "p20261202-130000-bbbb"
     first = seat(provider, panel, 1, "q-429", "quota")
     await send(nc, first)
-    store = await WindowStore.open(nc.jetstream())
+    store = await WindowStore.open(nc)
 
     async def quota_held() -> bool:
         doc, _ = await store.read("quota")
         return bool(doc.quotas_of("alias-q-429", time.time()))
 
-    await wait_until(quota_held)  # the 429's records are in the bucket: every replica now sees them
+    await wait_until(quota_held)
+    await store.close()  # the 429's records are in the bucket: every replica now sees them
     others = [seat(provider, panel, n, "q-429", "quota") for n in range(2, 8)]
     await asyncio.gather(*(send(nc, c) for c in others))
     events = {e.call: e for e in await completions(nc, panel, 7)}

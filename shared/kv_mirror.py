@@ -1,0 +1,105 @@
+"""A process's own copy of a JetStream KV bucket, kept current by a watch, so hot paths read it without a
+round trip to the server.
+
+Every replica writes with compare-and-set against the revision it read, so a copy that is a moment behind
+can only make a write fail; the key is then read from the server for the next try. A key this process
+wrote is updated in the copy at once (the watch repeats it later and is ignored by revision). Until the
+watch has delivered the bucket's current values, reads go to the server; after a reconnect the watch is
+begun again, since it may have missed writes while the connection was down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
+
+
+@dataclass(frozen=True)
+class Copy:
+    value: bytes | None  # None: no such key (never written, deleted or purged)
+    revision: int  # 0 when the key was never written
+
+
+ABSENT = Copy(None, 0)
+
+
+class KvMirror:
+    def __init__(self, kv: KeyValue, reconnects: Callable[[], int]) -> None:
+        self.kv = kv
+        self.reconnects = reconnects  # the connection's reconnect count: a change means begin again
+        self.copies: dict[str, Copy] = {}
+        self.stale: set[str] = set()  # keys whose last compare-and-set failed: read from the server
+        self.live = False
+        self._seen_reconnects = reconnects()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> KvMirror:
+        self._task = asyncio.create_task(self._follow())
+        return self
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    async def _follow(self) -> None:
+        watcher = await self.kv.watchall()
+        try:
+            async for entry in watcher:
+                if entry is None:  # every value the bucket held when the watch began is in
+                    self.live = True
+                    continue
+                gone = entry.operation in (KV_DEL, KV_PURGE)
+                self._keep(entry.key, Copy(None if gone else entry.value, int(entry.revision or 0)))
+        finally:
+            with contextlib.suppress(Exception):
+                await watcher.stop()
+
+    def _keep(self, key: str, copy: Copy) -> None:
+        known = self.copies.get(key)
+        if known is None or copy.revision > known.revision:
+            self.copies[key] = copy
+            self.stale.discard(key)
+
+    async def _begin_again(self) -> None:
+        self.live = False
+        self.copies.clear()
+        await self.stop()
+        await self.start()
+
+    async def read(self, key: str) -> Copy:
+        if self.reconnects() != self._seen_reconnects:
+            self._seen_reconnects = self.reconnects()
+            await self._begin_again()
+        if self.live and key not in self.stale:
+            return self.copies.get(key, ABSENT)  # the watch delivers every key there is
+        try:
+            entry = await self.kv.get(key)
+        except KeyNotFoundError:
+            fetched = ABSENT
+        else:
+            fetched = Copy(entry.value, int(entry.revision or 0))
+        self.stale.discard(key)
+        if fetched.revision:
+            self._keep(key, fetched)
+        return fetched
+
+    async def write(self, key: str, value: bytes, revision: int) -> bool:
+        """Compare-and-set against `revision` (0: the key must not exist yet); False when another writer
+        got there first, and the next read of this key goes to the server."""
+        try:
+            if revision:
+                written = await self.kv.update(key, value, last=revision)
+            else:
+                written = await self.kv.create(key, value)
+        except KeyWrongLastSequenceError:
+            self.stale.add(key)
+            return False
+        self._keep(key, Copy(value, int(written)))
+        return True
