@@ -37,29 +37,29 @@ class KvMirror:
         self.live = False
         self._seen_reconnects = reconnects()
         self._task: asyncio.Task[None] | None = None
+        self._watcher: KeyValue.KeyWatcher | None = None
 
     async def start(self) -> KvMirror:
-        self._task = asyncio.create_task(self._follow())
+        self._watcher = await self.kv.watchall()
+        self._task = asyncio.create_task(self._follow(self._watcher))
         return self
 
     async def stop(self) -> None:
+        """Ends the watch, which ends the task following it (no cancellation to lose in the client)."""
+        if self._watcher is not None:
+            with contextlib.suppress(Exception):
+                await self._watcher.stop()
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
+            with contextlib.suppress(Exception):
                 await self._task
 
-    async def _follow(self) -> None:
-        watcher = await self.kv.watchall()
-        try:
-            async for entry in watcher:
-                if entry is None:  # every value the bucket held when the watch began is in
-                    self.live = True
-                    continue
-                gone = entry.operation in (KV_DEL, KV_PURGE)
-                self._keep(entry.key, Copy(None if gone else entry.value, int(entry.revision or 0)))
-        finally:
-            with contextlib.suppress(Exception):
-                await watcher.stop()
+    async def _follow(self, watcher: KeyValue.KeyWatcher) -> None:
+        async for entry in watcher:
+            if entry is None:  # every value the bucket held when the watch began is in
+                self.live = True
+                continue
+            gone = entry.operation in (KV_DEL, KV_PURGE)
+            self._keep(entry.key, Copy(None if gone else entry.value, int(entry.revision or 0)))
 
     def _keep(self, key: str, copy: Copy) -> None:
         known = self.copies.get(key)

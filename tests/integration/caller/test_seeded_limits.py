@@ -40,8 +40,9 @@ async def test_a_daily_limit_set_after_six_calls_lets_two_more_through(
     before = [seat(provider, "p20261202-140000-aaaa", n, MODELS[n % 2], "seeded") for n in range(1, 7)]
     await asyncio.gather(*(send(nc, c) for c in before))
     assert all(e.attempts == 1 for e in await completions(nc, "p20261202-140000-aaaa", 6))
-    store = await WindowStore.open(nc.jetstream())
+    store = await WindowStore.open(nc)
     assert (await store.read("seeded"))[1] == 0  # nothing bound them: the windows never counted them
+    await store.close()
 
     # The limit as the admin API saves it; callers started after it have folded it before taking calls.
     for proc in unlimited:
