@@ -42,7 +42,6 @@ async def test_a_daily_limit_set_after_six_calls_lets_two_more_through(
     assert all(e.attempts == 1 for e in await completions(nc, "p20261202-140000-aaaa", 6))
     store = await WindowStore.open(nc)
     assert (await store.read("seeded"))[1] == 0  # nothing bound them: the windows never counted them
-    await store.close()
 
     # The limit as the admin API saves it; callers started after it have folded it before taking calls.
     for proc in unlimited:
@@ -62,4 +61,5 @@ async def test_a_daily_limit_set_after_six_calls_lets_two_more_through(
     assert all(e.attempts == 0 and e.error == REFUSED + words for e in refused), [e.error for e in refused]
     assert len([r for r in provider.requests() if r["model"] in MODELS]) == 6 + 2
     doc, _ = await store.read("seeded")
+    await store.close()
     assert CONNECTION in doc.seeded and sum(e.requests for e in doc.entries) == 8
