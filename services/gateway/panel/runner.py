@@ -47,6 +47,7 @@ from shared.commands import Plan, PlanRequest
 from shared.config_state import ConfigState
 from shared.events import SeatCompleted, SeatPlan, decode_event
 from shared.settings import GatewaySettings
+from shared.waiting import next_within
 
 log = structlog.get_logger("gateway.panel")
 
@@ -237,7 +238,7 @@ class PanelRunner:
         while seats.missing() and loop.time() < end:
             now = loop.time()
             try:
-                data = await asyncio.wait_for(seats.inbox.get(), min(end - now, next_look - now, 1.0))
+                data = await next_within(seats.inbox, min(end - now, next_look - now, 1.0))
             except TimeoutError:
                 data = None
             if data is not None:

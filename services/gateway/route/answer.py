@@ -80,7 +80,7 @@ async def stream_turn(
     while True:
         if update is None:
             try:
-                update = await asyncio.wait_for(run.next(), max(0.0, keepalive_s - (loop.time() - wrote)))
+                update = await run.next_within(keepalive_s - (loop.time() - wrote))
             except TimeoutError:
                 yield encoder.keepalive()
                 wrote = loop.time()

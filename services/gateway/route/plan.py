@@ -17,6 +17,7 @@ from services.gateway.route.eligibility import Eligibility
 from services.gateway.route.store import ConversationStore
 from shared.config_state import ConfigState
 from shared.settings import GatewaySettings
+from shared.waiting import next_within
 
 
 @dataclass(frozen=True)
@@ -85,3 +86,7 @@ class TurnRun:
 
     async def next(self) -> TurnUpdate:
         return await self._queue.get()
+
+    async def next_within(self, seconds: float) -> TurnUpdate:
+        """The next update; TimeoutError when none comes within `seconds`."""
+        return await next_within(self._queue, seconds)

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from shared import subjects
 from shared.commands import RelayFrame, RouteAccepted, RouteCall
+from shared.waiting import next_within
 
 ACCEPT_TIMEOUT_S = 5.0
 NO_CALLER = "no caller is running to make the call; start the stack"
@@ -66,7 +67,7 @@ class MemberRelay:
         """The next frame; a string when the relay broke (a lost or unreadable frame); None if none came
         within `within_s`."""
         try:
-            data = await asyncio.wait_for(self.frames.get(), max(0.0, within_s))
+            data = await next_within(self.frames, within_s)
         except TimeoutError:
             return None
         try:
