@@ -19,6 +19,7 @@ from services.gateway.formats.ollama import created_at
 from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
 from services.gateway.panel.runner import PanelRunner
+from services.gateway.route.transport import close_transport
 from services.gateway.routes import admin, bench
 from services.gateway.routes.admin_api import ADMIN_ROUTERS
 from services.gateway.routes.extras import extra_endpoint
@@ -53,6 +54,7 @@ def create_app(settings: GatewaySettings, instance: str | None = None) -> FastAP
             yield
         finally:
             await ctx.panels.close()
+            await close_transport(nc)
             await projection.stop()
             await nc.drain()
 

@@ -4,21 +4,24 @@ A conversation's next turn may land on any replica, or on one started after a re
 model. Writes are compare-and-set on the entry's revision: two replicas opening the same new conversation
 at once agree on one id (the loser adopts the winner's record), and two turns of one conversation that end
 at once are both counted. The bucket's TTL (one hour) expires an entry nobody rewrote: every turn rewrites.
+A turn reads the record from this replica's mirror of the bucket (a watch), not from the server.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 import structlog
-from nats.js import JetStreamContext
-from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from nats.aio.client import Client as NATS
 from nats.js.kv import KeyValue
 from pydantic import ValidationError
 
 from services.gateway.route.conversation import Conversation, live
 from shared import subjects
+from shared.bus import CONVERSATIONS_TTL_S
+from shared.kv_mirror import KvMirror
 
 log = structlog.get_logger("gateway.route")
 
@@ -26,39 +29,40 @@ WRITE_TRIES = 50
 
 
 class ConversationStore:
-    def __init__(self, js: JetStreamContext) -> None:
-        self.js = js
-        self._kv: KeyValue | None = None
+    def __init__(self, nc: NATS) -> None:
+        self.nc = nc
+        self._mirror: KvMirror | None = None
+        self._opening = asyncio.Lock()
+
+    async def mirror(self) -> KvMirror:
+        async with self._opening:
+            if self._mirror is None:
+                kv = await self.nc.jetstream().key_value(subjects.CONVERSATIONS_BUCKET)
+                reconnects = lambda: int(self.nc.stats["reconnects"])  # noqa: E731
+                self._mirror = await KvMirror(kv, reconnects, CONVERSATIONS_TTL_S).start()
+        return self._mirror
 
     async def kv(self) -> KeyValue:
-        if self._kv is None:
-            self._kv = await self.js.key_value(subjects.CONVERSATIONS_BUCKET)
-        return self._kv
+        return (await self.mirror()).kv
+
+    async def close(self) -> None:
+        if self._mirror is not None:
+            await self._mirror.stop()
 
     async def read(self, key: str) -> tuple[Conversation | None, int]:
         """The record under `key` and its revision (0 when there is none)."""
-        kv = await self.kv()
+        copy = await (await self.mirror()).read(key)
+        if copy.value is None:
+            return None, copy.revision
         try:
-            entry = await kv.get(key)
-        except KeyNotFoundError:
-            return None, 0
-        try:
-            return Conversation.from_json(entry.value or b""), entry.revision or 0
+            return Conversation.from_json(copy.value), copy.revision
         except ValidationError:  # a record of another schema: the conversation starts afresh
             log.warning("conversation_unreadable", key=key)
-            return None, entry.revision or 0
+            return None, copy.revision
 
     async def _write(self, key: str, record: Conversation, revision: int) -> bool:
         """Compare-and-set: False when the entry changed since `revision` was read."""
-        kv = await self.kv()
-        try:
-            if revision:
-                await kv.update(key, record.to_json(), last=revision)
-            else:
-                await kv.create(key, record.to_json())
-        except KeyWrongLastSequenceError:
-            return False
-        return True
+        return await (await self.mirror()).write(key, record.to_json(), revision)
 
     async def open(
         self, key: str, fresh: Callable[[], Awaitable[Conversation]], now: datetime, revision: int

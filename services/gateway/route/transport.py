@@ -62,7 +62,7 @@ AS_SENT: ContextVar[AsSent | None] = ContextVar("route_as_sent", default=None)
 class RouteTransport:
     def __init__(self, ctx: GatewayContext) -> None:
         self.ctx = ctx
-        self.store = ConversationStore(ctx.js)
+        self.store = ConversationStore(ctx.nc)
         self.replica = Replica(ctx.nc, ctx.config, ctx.settings, ctx.instance, self.store)
         self.running: set[asyncio.Task[None]] = set()
 
@@ -138,3 +138,10 @@ def transport_for(ctx: GatewayContext) -> RouteTransport:
     if transport is None or transport.ctx is not ctx:
         transport = _TRANSPORTS[ctx.nc] = RouteTransport(ctx)
     return transport
+
+
+async def close_transport(nc: NATS) -> None:
+    """At shutdown: end the conversation mirror's watch, if route mode was used."""
+    transport = _TRANSPORTS.pop(nc, None)
+    if transport is not None:
+        await transport.store.close()
