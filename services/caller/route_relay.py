@@ -51,6 +51,9 @@ class Frames:
 
     async def chunk(self, chunk: Chunk) -> None:
         await self._publish({"kind": "chunk", "chunk": chunk})
+        # One turn of the loop lets the NATS client's flusher send the piece now: a provider's read often
+        # holds many pieces, and without it they would all leave only after the last was parsed.
+        await asyncio.sleep(0)
 
     async def beat(self) -> None:
         """Say the call is alive, however long the member thinks, until the call ends."""
