@@ -17,7 +17,7 @@ from services.caller.pacer import Pacer
 from services.caller.paid_guard import PaidGuard
 from services.caller.route_call import RouteCaller
 from services.caller.route_relay import RouteRelay
-from services.caller.upstream import Upstream, make_client
+from services.caller.upstream import Upstream, make_client, make_transport
 from services.caller.window_store import WindowStore
 from shared import subjects
 from shared.bus import Projection
@@ -35,11 +35,12 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
                    Projection(js, subjects.LIMITS_ALL, book.fold, "caller-limits")]
     for projection in projections:
         await projection.start()
-    client = make_client(settings.max_connections)
+    transport = make_transport(settings.max_connections)
+    client = make_client(transport)
     keys = KeyStore.from_environment(settings.secrets_path)
     guard = PaidGuard(book.config, settings.allow_paid)
     store = await WindowStore.open(nc)
-    upstream = Upstream(client, keys, Pacer(store, book, LedgerHistory(nc)), guard=guard)
+    upstream = Upstream(transport, keys, Pacer(store, book, LedgerHistory(nc)), guard=guard)
     config = ConfigWait(projections[0])  # calls wait for the config position they were built on
     consumer = CallConsumer(js, upstream, book, settings, instance, config)
     await consumer.start()

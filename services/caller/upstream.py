@@ -1,9 +1,10 @@
 """One seat's provider call over HTTP: key, pacing, request, retries and deadline, down to one `CallReport`.
 
 Every API kind goes through the same loop; its adapter builds the request and reads the reply. The key
-never leaves this module: anything a provider echoes back is redacted before it is returned. The HTTP
-client is httpx's API over the aiohttp transport (FIELD-NOTES: httpx's own transport collapses at 128
-calls in flight).
+never leaves this module: anything a provider echoes back is redacted before it is returned. Provider
+requests go straight to httpx's transport seam, here the aiohttp transport (FIELD-NOTES: httpx's own
+collapses at 128 calls in flight): the client's layers (redirects, which U-2 forbids anyway, auth, cookies,
+URL merging) cost CPU on every seat and do nothing for us. Listing models still uses a client.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 import httpx
-from httpx_aiohttp import HttpxAiohttpClient
+from httpx_aiohttp import AiohttpTransport, HttpxAiohttpClient
 
 from services.caller.adapters import ADAPTERS, Adapter
 from services.caller.keys import KeyStore, is_loopback, missing_key
@@ -39,13 +40,20 @@ class ReplyTooLarge(Exception):
     pass
 
 
-def make_client(max_connections: int) -> httpx.AsyncClient:
-    """One per process; per-call time limits come from each seat's deadline, not from the client."""
-    return HttpxAiohttpClient(
-        limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
-        timeout=httpx.Timeout(connect=CONNECT_TIMEOUT_S, read=None, write=WRITE_TIMEOUT_S, pool=None),
-        follow_redirects=False,  # SEC-8: a redirect would carry the key elsewhere
-    )
+# Per-call time limits come from each seat's deadline, not from the connection.
+TIMEOUTS = {"connect": CONNECT_TIMEOUT_S, "read": None, "write": WRITE_TIMEOUT_S, "pool": None}
+
+
+def make_transport(max_connections: int) -> httpx.AsyncBaseTransport:
+    """One per process, its connections kept alive and shared by every call. It never follows a redirect
+    (SEC-8: a redirect would carry the key elsewhere)."""
+    limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+    return AiohttpTransport(limits=limits)
+
+
+def make_client(transport: httpx.AsyncBaseTransport) -> httpx.AsyncClient:
+    """A client over the same transport, for the few requests that are not provider calls."""
+    return HttpxAiohttpClient(transport=transport, timeout=httpx.Timeout(**TIMEOUTS), follow_redirects=False)
 
 
 def estimated_tokens(request: UpstreamRequest) -> int:
@@ -62,10 +70,10 @@ class Attempt:
 
 
 class Upstream:
-    def __init__(self, client: httpx.AsyncClient, keys: KeyStore, pacer: Pacer,
+    def __init__(self, transport: httpx.AsyncBaseTransport, keys: KeyStore, pacer: Pacer,
                  clock: Callable[[], float] = time.time, chance: Callable[[], float] = random.random,
                  guard: PaidGuard | None = None) -> None:
-        self.client, self.keys, self.pacer, self.clock, self.chance = client, keys, pacer, clock, chance
+        self.transport, self.keys, self.pacer, self.clock, self.chance = transport, keys, pacer, clock, chance
         # U-5 over the same folded configuration the pacer's limits come from.
         self.guard = guard if guard is not None else PaidGuard(pacer.book.config)
 
@@ -160,14 +168,19 @@ class Upstream:
         exception."""
         host = (urlsplit(request.url).hostname or "").lower()
         try:
-            reply = self.client.stream("POST", request.url, headers=request.headers, json=request.body)
-            async with reply as resp:
+            body = json.dumps(request.body, ensure_ascii=False, separators=(",", ":")).encode()
+            sent = httpx.Request(request.method, request.url, headers=request.headers, content=body,
+                                 extensions={"timeout": TIMEOUTS})
+            resp = await self.transport.handle_async_request(sent)
+            try:
                 if not 200 <= resp.status_code < 300:
                     return await self._http_error(resp, host, self.clock())
                 outcome = await read(resp)
                 outcome.http_status = resp.status_code
                 outcome.quotas = quotas_from(resp.headers, resp.status_code, "", host, self.clock())
                 return outcome
+            finally:
+                await resp.aclose()
         except httpx.TransportError as exc:
             why = f"connection error: {type(exc).__name__}: {exc}".rstrip(": ")
             return CallOutcome(error=f"Error: client failed: {why}", connection_failed=True)

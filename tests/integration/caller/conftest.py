@@ -14,7 +14,7 @@ import pytest
 from services.caller.keys import KeyStore
 from services.caller.limit_book import LimitBook
 from services.caller.pacer import Pacer
-from services.caller.upstream import Upstream, make_client
+from services.caller.upstream import Upstream, make_transport
 from services.caller.window_store import WindowStore
 from shared import bus
 from shared.config_state import ConfigState
@@ -57,15 +57,15 @@ class Rig:
 async def rig(module_nats: NatsServer) -> AsyncIterator[Rig]:
     nc = await bus.connect(module_nats.url, "test-upstream")
     await bus.provision(nc.jetstream())
-    client = make_client(64)
+    transport = make_transport(64)
     book = LimitBook(ConfigState())
     store = await WindowStore.open(nc)
     keys = KeyStore(env={"BENCHWARMERS_KEY_FAKE": UPSTREAM_KEY})
     try:
-        yield Rig(Upstream(client, keys, Pacer(store, book)), book, store)
+        yield Rig(Upstream(transport, keys, Pacer(store, book)), book, store)
     finally:
         await store.close()
-        await client.aclose()
+        await transport.aclose()
         await nc.close()
 
 
