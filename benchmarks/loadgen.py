@@ -15,6 +15,8 @@ import time
 
 import aiohttp
 
+from shared import runtime
+
 
 class Tally:
     def __init__(self) -> None:
@@ -105,7 +107,7 @@ def main() -> None:
     parser.add_argument("--marker", help="also time the first byte and the first occurrence of this text")
     args = parser.parse_args()
     marker = args.marker.encode() if args.marker else None
-    result = asyncio.run(
+    result = runtime.run(  # the same event loop as the services: the client is never the bottleneck
         run(args.url, args.body.encode(), args.concurrency, args.seconds, args.requests, marker)
     )
     json.dump(result, sys.stdout)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 from nats.aio.client import Client as NATS
@@ -15,17 +15,17 @@ from shared import bus
 from shared.settings import BusSettings
 
 HEALTH_PREFIX = "bench.rpc.health"
+T = TypeVar("T")
 
 
-def run(main: Coroutine[Any, Any, None]) -> None:
-    """Run a service's main coroutine on uvloop where it exists (as uvicorn does for the gateway): every
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """Run a process's main coroutine on uvloop where it exists (as uvicorn does for the gateway): every
     hop of a panel crosses an event loop, and uvloop's is several times cheaper than asyncio's own."""
     try:
         import uvloop
     except ImportError:
-        asyncio.run(main)
-    else:
-        uvloop.run(main)
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 def health_subject(service: str) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
+from shared import runtime
 from tests.fakes import anthropic_wire, gemini_wire, responses_wire
 from tests.fakes.behaviour import (
     BEHAVIOURS,
@@ -283,7 +284,9 @@ def main(argv: list[str] | None = None) -> None:
                         help='JSON: {"<served model>": {"behaviour": "ok", "latency_ms": 0, "answer": null, '
                              '"retry_after": 1, "times": null}}')
     args = parser.parse_args(argv)
-    asyncio.run(run_server(args.port, json.loads(args.models)))
+    # A real provider answers a panel's concurrent requests in parallel; this one process comes closer to
+    # that on the services' own event loop.
+    runtime.run(run_server(args.port, json.loads(args.models)))
 
 
 # ---------------------------------------------------------------- the test-side handle
