@@ -10,6 +10,8 @@ explorers (5 seats a panel), then measures with `loadgen` in a separate process:
     first token,
   * route mode, streamed, at concurrency 1 and 32: time to first byte vs the provider's own,
   * each process's peak RSS and CPU per panel.
+Before each latency run and the CPU count the stack is let settle (quiet), so no run shares the machine
+with the catch-up of the one before it.
 """
 
 from __future__ import annotations
@@ -101,6 +103,19 @@ def summary(result: dict[str, Any]) -> dict[str, float]:
         if values:
             out[f"{key}_p50_ms"], out[f"{key}_p95_ms"] = pct(values, 0.5), pct(values, 0.95)
     return out
+
+
+def settle(pids: dict[str, int], quiet: float = 0.05, window_s: float = 0.5, limit_s: float = 180.0) -> float:
+    """Wait until the stack is quiet (all its processes together under `quiet` of a core), so that a
+    latency run does not share the machine with the catch-up of a run before it (the ledger folding a
+    backlog, the seater folding seeded seats). Returns the seconds waited."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit_s:
+        before = sum(cpu_seconds(pids).values())
+        time.sleep(window_s)
+        if sum(cpu_seconds(pids).values()) - before < quiet * window_s:
+            break
+    return time.monotonic() - start
 
 
 def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
@@ -256,6 +271,7 @@ def main() -> None:
         pids["fake-provider"] = provider.pid
         load(panel_url, BODY, 4, 3.0)  # warm-up: connections, first plans, JIT-free but cache-warm
         with RssSampler(pids) as rss:
+            settle(pids)
             direct1 = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1 = summary(load(panel_url, BODY, 1, 600, args.samples))
             direct128 = summary(load(direct_url, direct_body, 128, args.seconds))
@@ -274,19 +290,21 @@ def main() -> None:
             )
             stream_body = json.dumps({**json.loads(direct_body), "stream": True})
             route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
-            route_ttfb = {
-                f"c{c}": {
+            route_ttfb = {}
+            for c in (1, 32):
+                settle(pids)
+                route_ttfb[f"c{c}"] = {
                     "direct": summary(load(direct_url, stream_body, c, args.seconds, args.samples, "data:")),
                     "route": summary(load(panel_url, route_body, c, args.seconds, args.samples, "data:")),
                 }
-                for c in (1, 32)
-            }
+            settle(pids)
             cpu0 = cpu_seconds(pids)
             panel128 = summary(load(panel_url, BODY, 128, args.seconds))
             cpu1 = cpu_seconds(pids)
             seeded_s = (
                 asyncio.run(seed_ledger(stack.nats_url or "", args.seed_seats)) if args.seed_seats else 0.0
             )
+            settle(pids)
             direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
         over = panel1["p50_ms"] - direct1["p50_ms"]

@@ -43,6 +43,7 @@ class Frames:
 
     def __init__(self, nc: NATS, relay: str) -> None:
         self.nc, self.relay, self.seq = nc, relay, 0
+        self.pieces = 0
 
     async def _publish(self, frame: dict[str, Any]) -> None:
         frame["seq"] = self.seq
@@ -51,9 +52,12 @@ class Frames:
 
     async def chunk(self, chunk: Chunk) -> None:
         await self._publish({"kind": "chunk", "chunk": chunk})
-        # One turn of the loop lets the NATS client's flusher send the piece now: a provider's read often
-        # holds many pieces, and without it they would all leave only after the last was parsed.
-        await asyncio.sleep(0)
+        self.pieces += 1
+        if self.pieces == 1:
+            # The first piece leaves now (one loop turn for the NATS client's flusher): a provider's read
+            # often holds many pieces, and the time to first byte should not wait for the last of them.
+            # The rest go out together, in as few writes as the client makes of them.
+            await asyncio.sleep(0)
 
     async def beat(self) -> None:
         """Say the call is alive, however long the member thinks, until the call ends."""

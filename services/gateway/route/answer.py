@@ -73,27 +73,32 @@ async def stream_turn(
     """The stream after its 200; `first` is what arrived before it (None after a grace 200). Silence is
     counted on the wire: held-back chunks write nothing, so they do not count as something said."""
     loop = asyncio.get_running_loop()
-    yield encoder.start()
+    head = encoder.start()  # sent with what follows it, in one write
     if first is None:
-        yield encoder.keepalive()
+        yield head + encoder.keepalive()
+        head = b""
     wrote, update = loop.time(), first
     while True:
         if update is None:
             try:
                 update = await run.next_within(keepalive_s - (loop.time() - wrote))
             except TimeoutError:
-                yield encoder.keepalive()
-                wrote = loop.time()
+                yield head + encoder.keepalive()
+                wrote, head = loop.time(), b""
                 continue
         if isinstance(update, Pieces):
-            out = b"".join(encoder.chunk(chunk) for chunk in update.chunks)
+            # Pieces already queued behind this one go out in the same write: one send, not one a chunk.
+            parts: list[bytes] = []
+            while isinstance(update, Pieces):
+                parts += [encoder.chunk(chunk) for chunk in update.chunks]
+                update = run.take_nowait()
+            out = head + b"".join(parts)
             if out:
                 yield out
-                wrote = loop.time()
-        elif isinstance(update, Done):
-            yield encoder.finish(update.summary, update.bench)
-            return
+                wrote, head = loop.time(), b""
+            continue
+        if isinstance(update, Done):
+            yield head + encoder.finish(update.summary, update.bench)
         else:
-            yield encoder.error(update.status, update.message)
-            return
-        update = None
+            yield head + encoder.error(update.status, update.message)
+        return

@@ -87,6 +87,10 @@ class TurnRun:
     async def next(self) -> TurnUpdate:
         return await self._queue.get()
 
+    def take_nowait(self) -> TurnUpdate | None:
+        """The next update if one is queued already, else None."""
+        return None if self._queue.empty() else self._queue.get_nowait()
+
     async def next_within(self, seconds: float) -> TurnUpdate:
         """The next update; TimeoutError when none comes within `seconds`."""
         return await next_within(self._queue, seconds)
