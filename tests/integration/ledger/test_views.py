@@ -9,7 +9,7 @@ import duckdb
 
 from services.ledger import schema
 from shared import bus, subjects
-from shared.events import EndpointSaved, GatewayKeyCreated
+from shared.events import AlertRaised, EndpointSaved, GatewayKeyCreated
 from shared.ids import utcnow
 from tests.integration.ledger.process import LedgerProcess, ask, publish_all, stream_messages
 from tests.unit.ledger.factories import (
@@ -132,8 +132,10 @@ async def test_no_credential_reaches_any_table(nc: bus.NATS, ledger: LedgerProce
         limits_saved("connection", "groq", rpm=30), seated(P), completed(f"{P}.member1"),
         recorded(f"{P}.member1", "a", True), call_used(f"{CONV}.t1.1"), route_offload(CONV, 1, "a"),
         route_turn(CONV, 1), limit_learned(), quota_observed("c1", [quota()]), cooldown(),
+        AlertRaised(id="cfg:paid", by="admin", key="model:paid:groq/m", kind="went paid",
+                    message="listed with a price now", alias="a"),
     ])
-    assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["rows"]["config_changes"] == 3
+    assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["rows"]["config_changes"] == 4
     ledger.stop()
     con = duckdb.connect(str(ledger.db), read_only=True)
     try:
