@@ -24,7 +24,7 @@ from services.caller.seat_events import cooldown_started, seat_completed, seat_e
 from services.caller.upstream import Upstream
 from shared import bus, subjects
 from shared.commands import SeatCall
-from shared.events import EventBase
+from shared.events import EventBase, SeatCompleted
 from shared.ids import utcnow
 from shared.settings import CallerSettings
 
@@ -122,6 +122,11 @@ class CallConsumer:
                 heartbeat.cancel()
             await self._publish(events)
             await msg.ack()
+            done = events[0]
+            if isinstance(done, SeatCompleted):  # logged once the answer is on its way, not before
+                log.info("call_finished", status=done.status, seconds=done.seconds, attempts=done.attempts,
+                         http_status=done.http_status, paced=done.paced, served_by=done.served_by,
+                         swap=done.swap, error=done.error[:200])
 
     async def _heartbeat(self, msg: Msg) -> None:
         """Tell the server we still hold the call, so it is not redelivered while the provider thinks."""
@@ -140,9 +145,6 @@ class CallConsumer:
                  instance=self.instance)
         report = await self.upstream.call(call)
         completed = seat_completed(call, report, self.instance)
-        log.info("call_finished", status=completed.status, seconds=completed.seconds,
-                 attempts=report.attempts, http_status=completed.http_status, paced=completed.paced,
-                 served_by=completed.served_by, swap=completed.swap, error=completed.error[:200])
         events: list[EventBase] = [completed]
         cooldown = cooldown_started(call, completed.error, utcnow()) if completed.error else None
         if cooldown is not None:

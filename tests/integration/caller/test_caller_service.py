@@ -141,7 +141,12 @@ async def test_rate_limit_is_retried_then_rests_the_model(
     event = await completion_of(nc, call)
     assert event.status == "error" and event.attempts == 3 and event.http_status == 429  # 2 more tries
     assert event.error.startswith("Error: Error code: 429 - ") and "Retry-After: 0.3" in event.error
-    limits = [decode_event(raw) for raw in await stored_events(nc, subjects.limit_subject("fake"))]
+
+    async def limit_events() -> list[Any]:  # published right after the completion, not with it
+        found = [decode_event(raw) for raw in await stored_events(nc, subjects.limit_subject("fake"))]
+        return found if len(found) >= 3 else []
+
+    limits = await wait_until(limit_events)
     [cooldown] = [e for e in limits if isinstance(e, CooldownStarted)]
     assert cooldown.alias == "alias-s-429"
     assert 0 < (cooldown.until - event.at).total_seconds() <= 2
