@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,6 +23,7 @@ def env_name(endpoint: str) -> str:
     return ENV_PREFIX + endpoint.upper().replace("-", "_")
 
 
+@lru_cache(maxsize=1024)
 def is_loopback(base: str) -> bool:
     """A local runtime (ollama, llama.cpp) usually needs no key."""
     host = (urlsplit(base).hostname or "").lower()

@@ -10,7 +10,6 @@ URL merging) cost CPU on every seat and do nothing for us. Listing models still 
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 import uuid
@@ -58,7 +57,7 @@ def make_client(transport: httpx.AsyncBaseTransport) -> httpx.AsyncClient:
 
 def estimated_tokens(request: UpstreamRequest) -> int:
     """L-2's in-flight estimate: the request body's JSON over four."""
-    return len(json.dumps(request.body, ensure_ascii=False)) // CHARS_PER_TOKEN
+    return len(request.text) // CHARS_PER_TOKEN
 
 
 class Attempt:
@@ -168,9 +167,8 @@ class Upstream:
         exception."""
         host = (urlsplit(request.url).hostname or "").lower()
         try:
-            body = json.dumps(request.body, ensure_ascii=False, separators=(",", ":")).encode()
-            sent = httpx.Request(request.method, request.url, headers=request.headers, content=body,
-                                 extensions={"timeout": TIMEOUTS})
+            sent = httpx.Request(request.method, request.url, headers=request.headers,
+                                 content=request.text.encode(), extensions={"timeout": TIMEOUTS})
             resp = await self.transport.handle_async_request(sent)
             try:
                 if not 200 <= resp.status_code < 300:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -26,6 +27,11 @@ class UpstreamRequest:
     def streamed(self) -> bool:
         return bool(self.body.get("stream"))
 
+    @cached_property
+    def text(self) -> str:
+        """The body as sent, encoded once: the pacer's estimate and the request both use it."""
+        return json.dumps(self.body, ensure_ascii=False)
+
 
 class StreamParser(Protocol):
     """Folds the lines of one SSE reply; `finish()` judges how the stream ended."""
@@ -38,6 +44,7 @@ class StreamParser(Protocol):
     def finish(self) -> CallOutcome: ...
 
 
+@lru_cache(maxsize=1024)
 def bad_base(base: str) -> str | None:
     """SEC-8: only http(s) bases; the reason when not."""
     parts = urlsplit(base)
