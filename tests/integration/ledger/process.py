@@ -14,6 +14,8 @@ import duckdb
 
 from cli.stack import Child
 from services.ledger import schema
+from services.ledger.fold import fold_batch
+from services.ledger.store import Store
 from shared import bus, subjects
 from shared.events import EventBase
 from shared.runtime import health_subject
@@ -91,3 +93,10 @@ async def publish_all(nc: bus.NATS, events: list[EventBase]) -> int:
 async def stream_messages(nc: bus.NATS) -> int:
     info = await nc.jetstream().stream_info(subjects.EVENTS_STREAM)
     return int(info.state.messages)
+
+
+def apply_each(store: Store, *events: EventBase) -> None:
+    """Each event its own batch, after what the store holds (batches meet rows already stored)."""
+    for event in events:
+        seq = store.position() + 1
+        store.apply(fold_batch([(seq, event)]), seq)

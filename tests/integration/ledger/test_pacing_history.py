@@ -3,19 +3,13 @@ callers' windows (exact rows for calls that ended lately, minute buckets before)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
-import pytest
-
-from services.ledger.fold import fold_batch
 from services.ledger.store import Store
 from shared import bus, subjects
 from shared.commands import PACING_BUCKET_S, PacingReply
-from shared.events import EventBase
 from shared.ids import utcnow
-from tests.integration.ledger.process import LedgerProcess, ask, publish_all
+from tests.integration.ledger.process import LedgerProcess, apply_each, ask, publish_all
 from tests.unit.ledger.factories import T0, call_used, completed
 
 P = "p20261202-093000-abcd"
@@ -23,24 +17,11 @@ CONV = "r20261202-093000-beef"
 NOW = T0 + timedelta(hours=1)
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "l.duckdb")
-    try:
-        yield s
-    finally:
-        s.close()
-
-
-def apply(store: Store, *events: EventBase) -> None:
-    for event in events:
-        seq = store.position() + 1
-        store.apply(fold_batch([(seq, event)]), seq)
 
 
 def test_recent_calls_come_back_exact_older_ones_in_minute_buckets(store: Store) -> None:
     lately, earlier = NOW - timedelta(seconds=30), NOW - timedelta(minutes=10)
-    apply(
+    apply_each(
         store,
         completed(f"{P}.member1", alias="a", connection="groq", at=lately, attempts=2),  # retries count
         call_used(f"{CONV}.t1.1", alias="b", connection="groq", at=earlier),
@@ -64,7 +45,7 @@ def test_recent_calls_come_back_exact_older_ones_in_minute_buckets(store: Store)
 
 def test_the_month_is_the_utc_calendar_month_of_each_start(store: Store) -> None:
     first = T0.replace(day=1, hour=0, minute=0)
-    apply(
+    apply_each(
         store,
         completed(f"{P}.member1", connection="groq", at=first + timedelta(seconds=5), seconds=10),  # November
         completed(f"{P}.member2", connection="groq", at=first + timedelta(minutes=5)),

@@ -3,7 +3,6 @@ the read-only SQL guard, and a file of another shape folded again."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,10 +10,9 @@ import duckdb
 import pytest
 
 from services.ledger import analytics, schema
-from services.ledger.fold import fold_batch
 from services.ledger.store import Store
 from shared.commands import SentCount, SentLine, UsageRequest
-from shared.events import EventBase
+from tests.integration.ledger.process import apply_each
 from tests.unit.ledger.factories import (
     T0,
     call_used,
@@ -33,30 +31,16 @@ CONV = "r20261202-093000-beef"
 NOW = T0 + timedelta(hours=1)
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "l.duckdb")
-    try:
-        yield s
-    finally:
-        s.close()
-
-
-def apply(store: Store, *events: EventBase) -> None:
-    """Each event its own batch, after what the store holds (batches meet rows already stored)."""
-    for event in events:
-        seq = store.position() + 1
-        store.apply(fold_batch([(seq, event)]), seq)
 
 
 def test_the_latest_quota_record_wins_across_batches(store: Store) -> None:
-    apply(store, quota_observed("c1", [quota(remaining=10)]), quota_observed("c2", [quota(remaining=3)]))
+    apply_each(store, quota_observed("c1", [quota(remaining=10)]), quota_observed("c2", [quota(remaining=3)]))
     cur = store.con.cursor()
     assert cur.execute("SELECT seq, remaining, call FROM quota_records").fetchall() == [(2, 3, "c2")]
 
 
 def test_quota_facts_count_what_was_sent_since_each_record(store: Store) -> None:
-    apply(
+    apply_each(
         store,
         completed(f"{P}.member1", alias="a", connection="groq", at=NOW - timedelta(minutes=10)),  # before: no
         quota_observed("c1", [quota("requests", "day", 1000, 10, NOW + timedelta(hours=2)),
@@ -74,7 +58,7 @@ def test_quota_facts_count_what_was_sent_since_each_record(store: Store) -> None
 
 
 def test_sent_counts_attempts_and_tokens_over_the_last_day_and_this_month(store: Store) -> None:
-    apply(
+    apply_each(
         store,
         completed(f"{P}.member1", connection="groq", at=NOW - timedelta(hours=2), attempts=2),
         completed(f"{P}.member2", connection="groq", at=NOW - timedelta(hours=30)),  # this month, not today
@@ -94,7 +78,7 @@ def test_sent_counts_attempts_and_tokens_over_the_last_day_and_this_month(store:
 
 
 def test_quota_facts_hold_active_rests_limit_changes_and_learned_limits(store: Store) -> None:
-    apply(
+    apply_each(
         store,
         cooldown("a", 1, at=NOW - timedelta(minutes=1), rest=timedelta(minutes=5), why="x (stated wait)"),
         cooldown("b", 2, at=NOW - timedelta(hours=1), rest=timedelta(minutes=30)),  # over
@@ -110,7 +94,7 @@ def test_quota_facts_hold_active_rests_limit_changes_and_learned_limits(store: S
 
 
 def test_usage_lines_newest_first_narrowed_by_the_request(store: Store) -> None:
-    apply(
+    apply_each(
         store,
         completed(f"{P}.member1", alias="a", connection="groq", at=NOW - timedelta(hours=3)),
         completed(f"{P}.member2", alias="b", connection="groq", at=NOW - timedelta(hours=1)),
@@ -128,7 +112,7 @@ def test_usage_lines_newest_first_narrowed_by_the_request(store: Store) -> None:
 
 def test_only_panel_seats_mergers_and_route_conversations_are_offloads(store: Store) -> None:
     shadow, probe, offload = f"{P}.shadow1", "probe.a", f"{CONV}.1"
-    apply(
+    apply_each(
         store,
         completed(shadow, purpose="shadow", seat="shadow"), completed(probe, purpose="probe", seat="probe"),
         route_offload(CONV, 1, "a"), completed(f"{P}.member1"),
@@ -150,7 +134,7 @@ def sql(store: Store, query: str, max_rows: int = 100) -> dict[str, object]:
 
 
 def test_sql_answers_one_select_with_a_row_cap(store: Store) -> None:
-    apply(store, *(completed(f"{P}.member{i}", alias="ab"[i % 2]) for i in range(5)))
+    apply_each(store, *(completed(f"{P}.member{i}", alias="ab"[i % 2]) for i in range(5)))
     reply = sql(store, "WITH s AS (SELECT alias, count(*) AS n FROM seats GROUP BY alias) "
                        "SELECT alias, n, (SELECT max(\"at\") FROM seats) AS last FROM s ORDER BY alias")
     assert reply["ok"] is True and reply["columns"] == ["alias", "n", "last"]
@@ -161,7 +145,7 @@ def test_sql_answers_one_select_with_a_row_cap(store: Store) -> None:
 
 
 def test_sql_stops_before_the_reply_would_outgrow_a_nats_message(store: Store) -> None:
-    apply(store, *(completed(f"{P}.member{i}", answer="x" * 100_000) for i in range(8)))
+    apply_each(store, *(completed(f"{P}.member{i}", answer="x" * 100_000) for i in range(8)))
     reply = store.sql("SELECT answer FROM seats", 100)
     assert reply.ok and reply.truncated and len(reply.rows) == analytics.MAX_REPLY_BYTES // 100_000
     assert len(reply.model_dump_json()) < analytics.MAX_REPLY_BYTES + 10_000
@@ -177,12 +161,12 @@ def test_sql_stops_before_the_reply_would_outgrow_a_nats_message(store: Store) -
     ("SELEC 1", "not valid SQL"),
 ])
 def test_sql_refuses_whatever_could_write_or_reach_outside(store: Store, query: str, why: str) -> None:
-    apply(store, completed(f"{P}.member1"))
+    apply_each(store, completed(f"{P}.member1"))
     reply = sql(store, query)
     assert reply["ok"] is False and reply["error"]["status"] == 400, reply  # type: ignore[index]
     assert why in reply["error"]["message"]  # type: ignore[index]
     assert store.counts()["seats"] == 1 and store.position() == 1
-    apply(store, completed(f"{P}.member2"))  # the fold goes on
+    apply_each(store, completed(f"{P}.member2"))  # the fold goes on
     assert store.counts()["seats"] == 2
 
 
@@ -205,7 +189,7 @@ def test_a_file_of_another_shape_is_folded_again(tmp_path: Path) -> None:
     store = Store(path)
     try:
         assert store.position() == 0  # the follower starts again from sequence 1
-        apply(store, completed(f"{P}.member1", paced="waited", waited_s=1.5))
+        apply_each(store, completed(f"{P}.member1", paced="waited", waited_s=1.5))
         cur = store.con.cursor()
         assert cur.execute("SELECT paced, waited_s FROM seats").fetchall() == [("waited", 1.5)]
     finally:
