@@ -35,6 +35,8 @@ class ConversationStore:
         self._opening = asyncio.Lock()
 
     async def mirror(self) -> KvMirror:
+        if self._mirror is not None:  # every turn after the first: no lock to take
+            return self._mirror
         async with self._opening:
             if self._mirror is None:
                 kv = await self.nc.jetstream().key_value(subjects.CONVERSATIONS_BUCKET)
