@@ -82,7 +82,10 @@ class LedgerSettings(BusSettings):
     db_path: Path | None = None
     batch_max: int = 5000
     # How long the fold gathers events into one transaction while nobody waits on it.
-    linger_s: float = 1.0
+    linger_s: float = 5.0
+    # DuckDB's worker threads (BENCH_DUCKDB_THREADS): one keeps the fold off the request path's cores;
+    # raise it for heavy analytics on a big machine.
+    duckdb_threads: int = 1
 
     def database(self) -> Path:
         return self.db_path or (self.home / "ledger.duckdb")

@@ -25,7 +25,8 @@ from shared.settings import LedgerSettings, instance_name
 
 async def run(settings: LedgerSettings) -> None:
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
-        ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max, settings.linger_s)
+        ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max, settings.linger_s,
+                        settings.duckdb_threads)
         await ledger.start()
         subs = await rpc.serve(nc, ledger)
 

@@ -40,9 +40,12 @@ class Behind(Exception):
 
 
 class Ledger:
-    def __init__(self, js: JetStreamContext, path: Path, batch_max: int, linger_s: float = 0.0) -> None:
+    def __init__(
+        self, js: JetStreamContext, path: Path, batch_max: int, linger_s: float = 0.0, threads: int = 1
+    ) -> None:
         self.js = js
         self.path = path
+        self.threads = threads
         self.batch_max = batch_max
         self.linger_s = linger_s
         # Set while someone waits for the fold to reach a sequence: the fold stops lingering for them.
@@ -61,7 +64,7 @@ class Ledger:
     # ------------------------------------------------------------ life
 
     async def start(self) -> None:
-        self.store = await asyncio.to_thread(Store, self.path)
+        self.store = await asyncio.to_thread(Store, self.path, self.threads)
         self.position = await asyncio.to_thread(self.store.position)
         log.info("ledger_opened", path=str(self.path), seq=self.position)
         await self._follow()
@@ -233,7 +236,7 @@ class Ledger:
                     await asyncio.to_thread(self.store.close)
                     self.store = None
                 await asyncio.to_thread(discard, self.path)
-                self.store = await asyncio.to_thread(Store, self.path)
+                self.store = await asyncio.to_thread(Store, self.path, self.threads)
                 self.position = 0
                 await self._follow()
             finally:

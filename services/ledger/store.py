@@ -70,9 +70,11 @@ def discard(path: Path) -> None:
         file.unlink(missing_ok=True)
 
 
-def connect(path: Path) -> duckdb.DuckDBPyConnection:
+def connect(path: Path, threads: int = 1) -> duckdb.DuckDBPyConnection:
+    """`threads` is DuckDB's own worker count: the fold's small transactions gain nothing from more, and
+    on a small machine a multi-threaded commit takes every core from the request path for its moment."""
     try:
-        con = duckdb.connect(str(path))
+        con = duckdb.connect(str(path), config={"threads": max(1, threads)})
     except duckdb.IOException as exc:
         raise LedgerFileBusy(f"{path} is held by another process: {exc}") from exc
     con.execute("SET GLOBAL TimeZone = 'UTC'")
@@ -92,17 +94,21 @@ def made_by_another_version(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 class Store:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, threads: int = 1) -> None:
         self.path = path
+        self.threads = threads
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = connect(path)
+        self.con = connect(path, threads)
         if made_by_another_version(self.con):
             # The file is a fold of the stream: one of another shape is folded again, from sequence 1.
             log.warning("ledger_schema_changed", path=str(path), fingerprint=schema.FINGERPRINT)
             self.con.close()
             discard(path)
-            self.con = connect(path)
+            self.con = connect(path, threads)
         self.con.execute(schema.POSITION_DDL)
+        self.con.execute(
+            f"INSERT OR IGNORE INTO {schema.POSITION_TABLE} VALUES (?, 0)", [subjects.EVENTS_STREAM]
+        )
         self.con.execute(schema.SCHEMA_DDL)
         self.con.execute(f"INSERT OR IGNORE INTO {schema.SCHEMA_TABLE} VALUES (?)", [schema.FINGERPRINT])
         for table in schema.TABLES:
@@ -147,9 +153,7 @@ class Store:
                     cur.execute(table.merge_sql())
                     cur.execute(f"DELETE FROM {table.stage}")
             cur.execute(
-                f"INSERT INTO {schema.POSITION_TABLE} VALUES (?, ?) "
-                "ON CONFLICT (stream) DO UPDATE SET seq = excluded.seq",
-                [subjects.EVENTS_STREAM, seq],
+                f"UPDATE {schema.POSITION_TABLE} SET seq = ? WHERE stream = ?", [seq, subjects.EVENTS_STREAM]
             )
             cur.commit()
         except BaseException:
