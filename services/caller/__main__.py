@@ -42,7 +42,7 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
     store = await WindowStore.open(nc)
     upstream = Upstream(transport, keys, Pacer(store, book, LedgerHistory(nc)), guard=guard)
     config = ConfigWait(projections[0])  # calls wait for the config position they were built on
-    consumer = CallConsumer(js, upstream, book, settings, instance, config)
+    consumer = CallConsumer(nc, upstream, book, settings, instance, config)
     await consumer.start()
     lister = await ModelLister(client, keys).serve(nc)
     relay = await RouteRelay(nc, RouteCaller(upstream), book, instance, config).start()

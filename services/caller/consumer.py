@@ -1,4 +1,5 @@
-"""The transport: a durable pull consumer on the `BENCH_CALLS` work queue, shared by every caller replica.
+"""The transport: a durable pull consumer on the `BENCH_CALLS` work queue, shared by every caller replica,
+with a standing request at the server (`StandingPull`), so a queued call reaches a caller at once.
 
 Each call runs in its own task and heartbeats (`in_progress`) while the provider works; its events are
 published before the ack, so a caller that dies mid-call leaves the call to be redelivered, never lost.
@@ -11,6 +12,7 @@ import contextlib
 import time
 
 import structlog
+from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js import api as js_api
@@ -27,13 +29,13 @@ from shared.commands import SeatCall
 from shared.events import EventBase, SeatCompleted
 from shared.ids import utcnow
 from shared.settings import CallerSettings
+from shared.standing_pull import StandingPull
 
 log = structlog.get_logger("caller")
 
 MAX_DELIVER = 5
 MAX_ACK_PENDING = 20_000
-FETCH_BATCH = 64
-FETCH_WAIT_S = 1.0
+PULL_WINDOW = 64
 STOP_GRACE_S = 5.0
 PUBLISH_TRIES = 3
 
@@ -60,41 +62,22 @@ async def ensure_consumer(js: JetStreamContext, settings: CallerSettings) -> Non
 
 class CallConsumer:
     def __init__(
-        self, js: JetStreamContext, upstream: Upstream, book: LimitBook, settings: CallerSettings,
+        self, nc: NATS, upstream: Upstream, book: LimitBook, settings: CallerSettings,
         instance: str, config: ConfigWait,
     ) -> None:
-        self.js, self.upstream, self.settings, self.instance = js, upstream, settings, instance
+        self.nc, self.js = nc, nc.jetstream()
+        self.upstream, self.settings, self.instance = upstream, settings, instance
         self.config = config
         self.book, self.quota_news = book, QuotaNews()
         self.inflight: dict[asyncio.Task[None], Msg] = {}
-        self._slot_freed = asyncio.Event()
-        self._loop: asyncio.Task[None] | None = None
-        self._sub: JetStreamContext.PullSubscription | None = None
+        self._pull: StandingPull | None = None
 
     async def start(self) -> None:
         await ensure_consumer(self.js, self.settings)
-        self._sub = await self.js.pull_subscribe_bind(durable=subjects.CALLERS_CONSUMER,
-                                                      stream=subjects.CALLS_STREAM)
-        self._loop = asyncio.create_task(self._fetch_loop())
-
-    async def _fetch_loop(self) -> None:
-        assert self._sub is not None
-        while True:
-            free = self.settings.concurrency - len(self.inflight)
-            if free <= 0:
-                self._slot_freed.clear()
-                await self._slot_freed.wait()
-                continue
-            try:
-                msgs = await self._sub.fetch(batch=min(free, FETCH_BATCH), timeout=FETCH_WAIT_S)
-            except TimeoutError:
-                continue  # idle
-            except Exception as exc:  # a reconnect in progress: try again shortly
-                log.warning("fetch_failed", error=f"{type(exc).__name__}: {exc}"[:200])
-                await asyncio.sleep(0.5)
-                continue
-            for msg in msgs:
-                self._spawn(msg)
+        self._pull = await StandingPull(
+            self.nc, subjects.CALLS_STREAM, subjects.CALLERS_CONSUMER, self._spawn,
+            lambda: self.settings.concurrency - len(self.inflight), window=PULL_WINDOW,
+        ).start()
 
     def _spawn(self, msg: Msg) -> None:
         task = asyncio.create_task(self._handle(msg))
@@ -103,7 +86,8 @@ class CallConsumer:
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.inflight.pop(task, None)
-        self._slot_freed.set()
+        if self._pull is not None:
+            self._pull.top_up()
         if not task.cancelled() and task.exception() is not None:
             log.error("call_task_failed", error=repr(task.exception())[:300])
 
@@ -167,16 +151,12 @@ class CallConsumer:
 
     async def stop(self) -> None:
         """Stop taking calls, give those in flight a short grace, hand the rest back to the queue."""
-        if self._loop is not None:
-            self._loop.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._loop
+        if self._pull is not None:
+            await self._pull.stop()
+            self._pull = None
         if self.inflight:
             await asyncio.wait(list(self.inflight), timeout=STOP_GRACE_S)
         for task, msg in list(self.inflight.items()):
             task.cancel()
             with contextlib.suppress(Exception):
                 await msg.nak()
-        if self._sub is not None:
-            with contextlib.suppress(Exception):
-                await self._sub.unsubscribe()
