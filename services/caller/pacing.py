@@ -10,6 +10,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Literal
 
 from services.caller.quota_headers import Quota
@@ -109,7 +110,13 @@ class Decision:
 
 
 def month_key(now: float) -> str:
-    return datetime.fromtimestamp(now, UTC).strftime("%Y-%m")
+    return _month_of_day(int(now // 86_400))
+
+
+@lru_cache(maxsize=4)
+def _month_of_day(day: int) -> str:
+    """Asked on every admission: formatting a date each time showed in the caller's profile."""
+    return datetime.fromtimestamp(day * 86_400, UTC).strftime("%Y-%m")
 
 
 def next_month_start(now: float) -> float:
