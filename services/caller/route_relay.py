@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from services.caller.config_wait import ConfigWait
 from services.caller.limit_book import LimitBook
 from services.caller.limit_events import QuotaNews, limits_learned
-from services.caller.route_call import RouteCaller, Stop
+from services.caller.route_call import RouteCaller, Stop, piece_kind
 from services.caller.route_chunks import Chunk
 from services.caller.route_events import RouteReport, call_used, relay_outcome, route_seat
 from services.caller.seat_events import cooldown_started
@@ -43,7 +43,7 @@ class Frames:
 
     def __init__(self, nc: NATS, relay: str) -> None:
         self.nc, self.relay, self.seq = nc, relay, 0
-        self.pieces = 0
+        self.spoke = False  # a chunk with text, reasoning or a tool call went out
 
     async def _publish(self, frame: dict[str, Any]) -> None:
         frame["seq"] = self.seq
@@ -52,11 +52,11 @@ class Frames:
 
     async def chunk(self, chunk: Chunk) -> None:
         await self._publish({"kind": "chunk", "chunk": chunk})
-        self.pieces += 1
-        if self.pieces == 1:
-            # The first piece leaves now (one loop turn for the NATS client's flusher): a provider's read
-            # often holds many pieces, and the time to first byte should not wait for the last of them.
-            # The rest go out together, in as few writes as the client makes of them.
+        if not self.spoke and piece_kind(chunk):
+            # The first real piece (and the role-only chunks before it) leave now: one loop turn for the
+            # NATS client's flusher. A provider's read often holds many pieces, and the time to first byte
+            # should not wait for the last of them; the rest go out together, in as few writes as can be.
+            self.spoke = True
             await asyncio.sleep(0)
 
     async def beat(self) -> None:

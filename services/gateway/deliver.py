@@ -12,13 +12,14 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import structlog
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 
 from services.gateway.ask import Ask
 from services.gateway.formats.base import Format, StreamEncoder
 from services.gateway.panel.present import Presenter
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.runner import PanelRun
+from services.gateway.streaming import LeanStreamingResponse
 
 
 def error_response(fmt: Format, status: int, message: str) -> JSONResponse:
@@ -60,7 +61,7 @@ async def answer_streamed(
     bind_panel(first)
     encoder = fmt.encoder(ask, collection)
     body = stream_bytes(encoder, presenter, run.next, first, keepalive_s)
-    return StreamingResponse(body, media_type=encoder.media_type, headers={"Cache-Control": "no-cache"})
+    return LeanStreamingResponse(body, media_type=encoder.media_type, headers={"Cache-Control": "no-cache"})
 
 
 async def within(next_update: Callable[[], Awaitable[Update]], seconds: float) -> Update | None:

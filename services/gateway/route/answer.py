@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import structlog
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 
 from services.gateway.ask import Ask, Refusal
 from services.gateway.context import GatewayContext
@@ -24,6 +24,7 @@ from services.gateway.route.bench import CONVERSATION_HEADER, route_headers
 from services.gateway.route.encoders import RouteEncoder, context_for, route_encoder
 from services.gateway.route.plan import Broke, Done, Pieces, TurnRun, TurnUpdate
 from services.gateway.route.transport import AS_SENT, AsSent, transport_for
+from services.gateway.streaming import LeanStreamingResponse
 
 
 async def answer_route(ctx: GatewayContext, fmt: Format, ask: Ask, resolved: Resolved) -> Response:
@@ -48,7 +49,7 @@ async def answer_route(ctx: GatewayContext, fmt: Format, ask: Ask, resolved: Res
     alias = first.alias if isinstance(first, Pieces | Done) else None
     headers = {"Cache-Control": "no-cache", **route_headers(conversation, alias)}
     stream = stream_turn(encoder, run, first, ctx.settings.keepalive_s)
-    return StreamingResponse(stream, media_type=encoder.media_type, headers=headers)
+    return LeanStreamingResponse(stream, media_type=encoder.media_type, headers=headers)
 
 
 def failed(fmt: Format, broke: Broke, conversation: str) -> Response:
