@@ -8,7 +8,8 @@ explorers (5 seats a panel), then measures with `loadgen` in a separate process:
   * overhead again after 100,000 seats are already in the ledger and the seater's memory,
   * a streamed Anthropic panel at concurrency 32: first byte and first seat section vs the provider's own
     first token,
-  * route mode, streamed, at concurrency 1 and 32: time to first byte vs the provider's own,
+  * route mode, streamed, at concurrency 1 (60 turns) and 32 (a whole run, each worker one agent's
+    conversation): time to first byte vs the provider's own,
   * each process's peak RSS and CPU per panel.
 Before each latency run and the CPU count the stack is let settle (quiet), so no run shares the machine
 with the catch-up of the one before it.
@@ -292,10 +293,13 @@ def main() -> None:
             route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
             route_ttfb = {}
             for c in (1, 32):
+                # At 1, `samples` turns; at 32, the whole run: `samples` turns there would be little more
+                # than the burst of 32 conversations opening at once, not the agents' steady turns.
+                turns = args.samples if c == 1 else 10**9
                 settle(pids)
                 route_ttfb[f"c{c}"] = {
-                    "direct": summary(load(direct_url, stream_body, c, args.seconds, args.samples, "data:")),
-                    "route": summary(load(panel_url, route_body, c, args.seconds, args.samples, "data:")),
+                    "direct": summary(load(direct_url, stream_body, c, args.seconds, turns, "data:")),
+                    "route": summary(load(panel_url, route_body, c, args.seconds, turns, "data:")),
                 }
             settle(pids)
             cpu0 = cpu_seconds(pids)
@@ -379,7 +383,8 @@ def print_report(r: dict[str, Any]) -> None:
             f"  route mode, streamed, {c}: first byte p50 {t['first_byte_p50_ms']:.1f} ms (p95 "
             f"{t['first_byte_p95_ms']:.1f}) vs provider {d['first_byte_p50_ms']:.1f} (p95 "
             f"{d['first_byte_p95_ms']:.1f}): overhead p50 {over50:.1f} ms, "
-            f"p95 {t['first_byte_p95_ms'] - d['first_byte_p95_ms']:.1f} ms, errors {t['errors']:.0f}"
+            f"p95 {t['first_byte_p95_ms'] - d['first_byte_p95_ms']:.1f} ms, {t['n']:.0f} turns, "
+            f"errors {t['errors']:.0f}"
         )
     print(
         f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms"
