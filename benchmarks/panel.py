@@ -119,6 +119,25 @@ def settle(pids: dict[str, int], quiet: float = 0.05, window_s: float = 0.5, lim
     return time.monotonic() - start
 
 
+def cpu_ticks() -> list[int] | None:
+    """The machine's CPU time so far, by kind (Linux `/proc/stat`); None elsewhere."""
+    try:
+        with open("/proc/stat") as stat:
+            return [int(x) for x in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+
+
+def steal_share(before: list[int] | None, after: list[int] | None) -> float | None:
+    """The share of CPU time the hypervisor gave to other guests (steal, the 8th field) over a run: on a
+    shared virtual machine it makes the same code slower from one run to the next, so the report says it."""
+    if not before or not after or len(before) < 8:
+        return None
+    spent = [b - a for a, b in zip(before, after, strict=False)]
+    busy = sum(spent) - spent[3] - spent[4]  # all but idle and iowait
+    return spent[7] / busy if busy > 0 else None
+
+
 def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
     out = {}
     for name, pid in pids.items():
@@ -271,6 +290,7 @@ def main() -> None:
         pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
         pids["fake-provider"] = provider.pid
         load(panel_url, BODY, 4, 3.0)  # warm-up: connections, first plans, JIT-free but cache-warm
+        ticks_before = cpu_ticks()
         with RssSampler(pids) as rss:
             settle(pids)
             direct1 = summary(load(direct_url, direct_body, 1, 600, args.samples))
@@ -311,6 +331,7 @@ def main() -> None:
             settle(pids)
             direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
+        steal = steal_share(ticks_before, cpu_ticks())
         over = panel1["p50_ms"] - direct1["p50_ms"]
         over_b = panel1b["p50_ms"] - direct1b["p50_ms"]
         report.update(
@@ -332,6 +353,7 @@ def main() -> None:
                 "seed_seconds": seeded_s,
                 "overhead_ratio_seeded": over_b / over if over > 0 else float("nan"),
                 "peak_rss_mb": {k: round(v / 2**20, 1) for k, v in rss.peak.items()},
+                "steal_share": steal,
                 "cpu_ms_per_panel_c128": {
                     k: round(1000 * (cpu1[k] - cpu0[k]) / max(1, panel128["n"]), 2) for k in pids
                 },
@@ -397,6 +419,10 @@ def print_report(r: dict[str, Any]) -> None:
     cpu = r["cpu_ms_per_panel_c128"]
     print("  CPU ms per panel at c=128: " + ", ".join(f"{k} {v}" for k, v in cpu.items()))
     print("  peak RSS (MB): " + ", ".join(f"{k} {v}" for k, v in r["peak_rss_mb"].items()))
+    if r.get("steal_share") is not None:
+        stolen = 100 * r["steal_share"]
+        print(f"  CPU time stolen by the hypervisor during the runs: {stolen:.1f}% of busy time "
+              "(above a few percent, every figure here is slower than the code)")
 
 
 if __name__ == "__main__":
