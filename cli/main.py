@@ -35,6 +35,7 @@ from cli.errors import CliError
 from cli.output import fail_lines
 from cli.session import Session
 from cli.settings import ClientSettings, normalise_url
+from shared.version import RELEASED
 
 
 class BenchGroup(TyperGroup):
@@ -71,7 +72,7 @@ app = typer.Typer(
 def _version(value: bool) -> None:
     if value:
         try:
-            typer.echo(f"benchwarmers {version('benchwarmers')}")
+            typer.echo(f"benchwarmers {version('benchwarmers')} ({RELEASED})")
         except PackageNotFoundError:
             typer.echo("benchwarmers (not installed: run make)")
         raise typer.Exit(0)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import time
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -26,17 +25,11 @@ from services.gateway.errors_by_path import error_body
 from services.gateway.http import ADMIN_BODY_LIMIT, GATEWAY_BODY_LIMIT, IMAGE_ADVICE
 from services.gateway.keys.admit import RETRY_AFTER, key_book
 from shared.settings import GatewaySettings
+from shared.version import version_line
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="benchwarmers"'}
 SIGN_IN = ("sign in first: send 'Authorization: Bearer <admin token>' (BENCHWARMERS_ADMIN_TOKEN), or log in "
            "at /login")
-
-
-def package_version() -> str:
-    try:
-        return version("benchwarmers")
-    except PackageNotFoundError:
-        return "0.0.0"
 
 
 class Reject(Exception):
@@ -52,7 +45,7 @@ class Guard:
         self.token = settings.admin_token.get_secret_value() if settings.admin_token else None
         self.required = access.keys_required(self.token, settings.require_keys)
         self.secure_cookie = settings.public_url.lower().startswith("https://")
-        self.version = package_version()
+        self.version = version_line()  # H-0: `<version> <date>`
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -28,12 +28,12 @@ from services.gateway.admin.schemas import (
     SettingsReply,
     StatusReply,
 )
-from services.gateway.guard import package_version
 from services.gateway.routes.admin_base import AdminRoute, context, sent, write
 from services.gateway.routes.admin_models import feeds
 from services.prober.schedule import JOBS
 from shared import subjects
 from shared.events import CollectionRemoved, CollectionSaved, LimitsSaved
+from shared.version import package_version
 
 router = APIRouter(route_class=AdminRoute, tags=["configuration"])
 
