@@ -81,6 +81,15 @@ async def ask(nc: bus.NATS, subject: str, body: dict[str, Any] | None = None, wa
     return json.loads(reply.data)
 
 
+async def status_when_caught_up(nc: bus.NATS, wait_s: float = 120.0) -> Any:
+    """The ledger's status, asking again while it answers 503 (still folding past its own 8 s wait)."""
+    end = time.monotonic() + wait_s
+    while True:
+        status = await ask(nc, subjects.RPC_LEDGER_STATUS, wait_s=max(end - time.monotonic(), 1.0))
+        if "seq" in status or status.get("error", {}).get("status") != 503:
+            return status
+        assert time.monotonic() < end, status
+
 async def publish_all(nc: bus.NATS, events: list[EventBase]) -> int:
     """Publish in order (each with its id as Nats-Msg-Id); returns the last stream sequence."""
     js = nc.jetstream()

@@ -15,7 +15,7 @@ from pathlib import Path
 from shared import bus, subjects
 from shared.events import AlertCleared, AlertRaised, EventBase, GatewaySettingsSaved, encode_event
 from shared.natsserver import NatsServer
-from tests.integration.ledger.process import ROOT, LedgerProcess, ask, publish_all
+from tests.integration.ledger.process import ROOT, LedgerProcess, ask, publish_all, status_when_caught_up
 from tests.unit.ledger.factories import (
     T0,
     answered,
@@ -170,7 +170,7 @@ async def test_killed_mid_fold_every_event_is_applied_exactly_once(
         assert killed_at < count, "the kill came after the fold had finished: nothing was interrupted"
 
         await ledger.start(nc)
-        status = await ask(nc, subjects.RPC_LEDGER_STATUS, wait_s=60)
+        status = await status_when_caught_up(nc)
         assert status["seq"] == count
         assert status["rows"]["events_applied"] == count and status["rows"]["seats"] == count
     finally:
