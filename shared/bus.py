@@ -152,9 +152,12 @@ class Projection:
     an event at stream sequence `seq` or later has been folded (read-your-writes after a publish).
     """
 
-    def __init__(self, js: JetStreamContext, subject: str, fold: Fold, name: str = "projection") -> None:
+    def __init__(
+        self, js: JetStreamContext, subject: str | tuple[str, ...], fold: Fold, name: str = "projection"
+    ) -> None:
         self.js = js
-        self.subject = subject
+        # Several subjects make one consumer with `filter_subjects`: what the fold ignores is never sent.
+        self.subjects = (subject,) if isinstance(subject, str) else subject
         self.fold = fold
         self.name = name
         self.seq = 0
@@ -166,9 +169,11 @@ class Projection:
     async def start(self, timeout: float = 60.0) -> None:
         info = await self.js.stream_info(subjects.EVENTS_STREAM)
         self._target = info.state.last_seq
+        several = len(self.subjects) > 1
+        config = js_api.ConsumerConfig(filter_subjects=list(self.subjects)) if several else None
         self._sub = await self.js.subscribe(
-            self.subject, ordered_consumer=True, cb=self._on_msg, stream=subjects.EVENTS_STREAM,
-            idle_heartbeat=2.0,
+            self.subjects[0], ordered_consumer=True, cb=self._on_msg, stream=subjects.EVENTS_STREAM,
+            idle_heartbeat=2.0, config=config,
         )
         if self._target == 0:
             self.caught_up.set()

@@ -29,6 +29,17 @@ ID_DRAWS = 20
 WRONG_LAST_SEQUENCE = 10071  # JetStream's error code for a failed expected-sequence check
 
 
+# What `_fold` reads: configuration and the subjects of the rotation's four event types. Usage and route-turn
+# events (one or more for every provider call) stay on the server: this seater never receives them.
+FOLDED = (
+    subjects.CONFIG,
+    f"{subjects.PANEL_PREFIX}.>",
+    f"{subjects.SEAT_PREFIX}.>",
+    f"{subjects.VERDICT_PREFIX}.>",
+    subjects.LIMITS_ALL,
+)
+
+
 class Clock:
     """UTC now, strictly increasing in this process: two plans never share a seat time, so they rotate."""
 
@@ -48,7 +59,7 @@ class Seater:
         self.config = ConfigState()
         self.rotation = Rotation()
         self.clock = Clock()
-        self.projection = bus.Projection(self.js, subjects.EVENTS_ALL, self._fold, name="seater")
+        self.projection = bus.Projection(self.js, FOLDED, self._fold, name="seater")
         self._sub: Any = None
 
     def _fold(self, event: Event, seq: int) -> None:
