@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -371,7 +372,26 @@ class EventCount:
 
     def __call__(self) -> int:
         info = self.loop.run_until_complete(self.nc.jetstream().stream_info(subjects.EVENTS_STREAM))
-        return int(info.state.messages)
+        return int(info.state.last_seq)
+
+    def still(self, for_s: float = 1.0, limit_s: float = 60.0) -> None:
+        """Until the stream stands still: the stack is shared, and an earlier module's panels, shadow seats
+        and call log lines may still be landing; counted here, they would look like this module's writes."""
+        end = time.monotonic() + limit_s
+        seq, since = self(), time.monotonic()
+        while time.monotonic() - since < for_s and time.monotonic() < end:
+            time.sleep(0.05)
+            if (now := self()) != seq:
+                seq, since = now, time.monotonic()
+
+    def added(self, after: int) -> list[str]:
+        """The types of the events stored after sequence `after`, to say what a request wrote."""
+        js = self.nc.jetstream()
+        found = []
+        for seq in range(after + 1, self() + 1):
+            msg = self.loop.run_until_complete(js.get_msg(subjects.EVENTS_STREAM, seq))
+            found.append(f"{msg.subject} {json.loads(msg.data or b'{}').get('type')}")
+        return found
 
     def close(self) -> None:
         self.loop.run_until_complete(self.nc.close())
@@ -392,6 +412,7 @@ def env(stack: Stack) -> Iterator[Env]:
     admin.model("fuzz-tiny-m", ad_hoc=True, context_window=10)
     admin.collection("fuzz-tiny", ["fuzz-tiny-m"])
     count = EventCount(stack.nats_url)
+    count.still()
     try:
         with logs_on_failure(stack.home), httpx.Client(base_url=stack.url, timeout=60) as http:
             names = {
@@ -420,7 +441,7 @@ def check(env: Env, route: Route, content: bytes, content_type: str = "applicati
         assert route.shape(reply.status_code, body), (route.path, reply.status_code, body)
     else:
         assert route.answers is not None and route.answers(body), (route.path, content[:300], body)
-    assert env.count() == before, (route.path, content[:300], reply.status_code)
+    assert env.count() == before, (route.path, content[:300], reply.status_code, env.count.added(before))
     return reply
 
 
