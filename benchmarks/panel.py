@@ -128,6 +128,24 @@ def cpu_ticks() -> list[int] | None:
         return None
 
 
+def python_speed(repeats: int = 5) -> float:
+    """Milliseconds for a fixed pure-Python workload (JSON in and out, dict and string work, as every service
+    here does), the median of `repeats`. On a shared machine the same code runs up to twice as fast one hour
+    as the next, and steal does not show all of it (CPU clocks and caches are shared too): comparing this
+    figure between two reports says whether the machine or the code changed."""
+    chunk = {"id": "c1", "object": "chat.completion.chunk", "model": "m",
+             "choices": [{"index": 0, "delta": {"content": "a piece of an answer"}, "finish_reason": None}]}
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for n in range(5_000):
+            data = json.loads(json.dumps(chunk))
+            data["choices"][0]["delta"]["content"] += str(n)
+            "".join(sorted(data))
+        times.append((time.perf_counter() - start) * 1000)
+    return pct(times, 0.5)
+
+
 def steal_share(before: list[int] | None, after: list[int] | None) -> float | None:
     """The share of CPU time the hypervisor gave to other guests (steal, the 8th field) over a run: on a
     shared virtual machine it makes the same code slower from one run to the next, so the report says it."""
@@ -290,7 +308,7 @@ def main() -> None:
         pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
         pids["fake-provider"] = provider.pid
         load(panel_url, BODY, 4, 3.0)  # warm-up: connections, first plans, JIT-free but cache-warm
-        ticks_before = cpu_ticks()
+        ticks_before, speed_before = cpu_ticks(), python_speed()
         with RssSampler(pids) as rss:
             settle(pids)
             direct1 = summary(load(direct_url, direct_body, 1, 600, args.samples))
@@ -332,6 +350,7 @@ def main() -> None:
             direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
         steal = steal_share(ticks_before, cpu_ticks())
+        speed_after = python_speed()
         over = panel1["p50_ms"] - direct1["p50_ms"]
         over_b = panel1b["p50_ms"] - direct1b["p50_ms"]
         report.update(
@@ -354,6 +373,7 @@ def main() -> None:
                 "overhead_ratio_seeded": over_b / over if over > 0 else float("nan"),
                 "peak_rss_mb": {k: round(v / 2**20, 1) for k, v in rss.peak.items()},
                 "steal_share": steal,
+                "python_speed_ms": [round(speed_before, 1), round(speed_after, 1)],
                 "cpu_ms_per_panel_c128": {
                     k: round(1000 * (cpu1[k] - cpu0[k]) / max(1, panel128["n"]), 2) for k in pids
                 },
@@ -423,6 +443,10 @@ def print_report(r: dict[str, Any]) -> None:
         stolen = 100 * r["steal_share"]
         print(f"  CPU time stolen by the hypervisor during the runs: {stolen:.1f}% of busy time "
               "(above a few percent, every figure here is slower than the code)")
+    if r.get("python_speed_ms"):
+        before, after = r["python_speed_ms"]
+        print(f"  machine speed: a fixed Python workload took {before:.1f} ms before the runs and "
+              f"{after:.1f} ms after (compare it between reports: a slower machine slows every figure)")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.panel import pct, steal_share
+from benchmarks.panel import pct, python_speed, steal_share
 
 
 def test_percentiles_pick_the_nearest_rank() -> None:
@@ -21,3 +21,8 @@ def test_steal_is_a_share_of_the_busy_time() -> None:
 def test_no_steal_figure_without_the_counters_or_without_work() -> None:
     assert steal_share(None, [1] * 8) is None
     assert steal_share([0] * 8, [0, 0, 0, 10, 0, 0, 0, 0]) is None  # only idle time passed
+
+
+def test_the_machine_speed_is_the_median_of_its_repeats_in_milliseconds() -> None:
+    speed = python_speed(repeats=3)
+    assert 0 < speed < 60_000  # a number of milliseconds, not NaN (nothing measured) or seconds
