@@ -1,31 +1,39 @@
 """The seater's transport: fold `BENCH_EVENTS` into memory, answer `bench.rpc.seater.plan` from it.
 
 No database on the request path: the configuration and the rotation state are projections of the stream,
-caught up before the first answer. A plan is held for rotation the moment it is drafted and its
-`PanelSeated` is in the stream before the reply leaves, so a restarted seater folds back the same state.
+caught up before the first answer. A plan is held for rotation the moment it is drafted, and its
+`PanelSeated` leaves on this connection before the reply does, so the server has it before the gateway has
+the plan and a restarted seater folds back the same state. With a slot of panel ids leased (`slot_lease.py`)
+the id is this replica's alone and the reply does not wait for the stream's ack; without one, a drawn id is
+reserved in the stream first.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
 from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
 from nats.js.errors import APIError, NotFoundError
 from pydantic import ValidationError
 
-from services.seater.planning import plan_panel
+from services.seater.panel_ids import drawn_id
+from services.seater.planning import Draft, plan_panel
 from services.seater.rotation import NEVER, Rotation
+from services.seater.slot_lease import SlotLease
 from shared import bus, subjects
 from shared.commands import Plan, PlanRefusal, PlanRequest
 from shared.config_state import ConfigState
-from shared.events import ConfigEvents, Event, PanelSeated, encode_event
-from shared.ids import candidate_id, utcnow
+from shared.events import ConfigEvents, Event, PanelSeated, SeatPlan, encode_event
+from shared.ids import utcnow
 
 log = structlog.get_logger("seater")
 
 ID_DRAWS = 20
+ACK_WAIT_S = 10.0
 WRONG_LAST_SEQUENCE = 10071  # JetStream's error code for a failed expected-sequence check
 
 
@@ -60,6 +68,7 @@ class Seater:
         self.rotation = Rotation()
         self.clock = Clock()
         self.projection = bus.Projection(self.js, FOLDED, self._fold, name="seater")
+        self.lease: SlotLease | None = None
         self._sub: Any = None
 
     def _fold(self, event: Event, seq: int) -> None:
@@ -70,36 +79,68 @@ class Seater:
 
     async def start(self) -> None:
         await self.projection.start()
-        self._sub = await bus.serve_rpc(self.nc, subjects.RPC_SEATER_PLAN, subjects.SEATER_QUEUE, self.handle)
+        self.lease = await SlotLease(await self.js.key_value(subjects.IDS_BUCKET), self.instance).start()
+        self._sub = await self.nc.subscribe(subjects.RPC_SEATER_PLAN, queue=subjects.SEATER_QUEUE,
+                                            cb=self._on_request)
         log.info("seater_caught_up", seq=self.projection.seq, models=len(self.config.models),
                  collections=len(self.config.collections))
 
     async def stop(self) -> None:
         if self._sub is not None:
             await self._sub.unsubscribe()
+        if self.lease is not None:
+            await self.lease.stop()
         await self.projection.stop()
 
-    async def handle(self, data: bytes) -> bytes:
-        plan = await self.plan(data)
-        return plan.model_dump_json(by_alias=True).encode()
+    async def _on_request(self, msg: Msg) -> None:
+        """Answer first, then hear the stream's ack of a plan sent on a leased id."""
+        try:
+            plan, recording = await self.plan(msg.data)
+        except Exception as exc:
+            log.exception("plan_failed")
+            plan, recording = _refused(500, f"the seater failed ({type(exc).__name__})"), None
+        if msg.reply:
+            await msg.respond(plan.model_dump_json(by_alias=True).encode())
+        if recording is not None:
+            await self._confirm(plan.panel, recording)
 
-    async def plan(self, data: bytes) -> Plan:
+    async def plan(self, data: bytes) -> tuple[Plan, asyncio.Future[Any] | None]:
+        """The plan, and the ack still to come of its `PanelSeated` when its id is from the leased slot."""
         try:
             request = PlanRequest.model_validate_json(data)
         except ValidationError as exc:
-            return _refused(400, f"bad plan request: {exc.errors()[0]['msg']}")
+            return _refused(400, f"bad plan request: {exc.errors()[0]['msg']}"), None
         try:
             await self._config_caught_up(request.config_seq)
         except Exception as exc:  # the bus is slow or away: a clear refusal, never a half-made panel
             log.warning("plan_unready", error=type(exc).__name__)
-            return _refused(503, f"the seater cannot plan right now ({type(exc).__name__}); try again")
+            return _refused(503, f"the seater cannot plan right now ({type(exc).__name__}); try again"), None
         now = self.clock.next()
         draft = plan_panel(request, self.config, self.rotation, now)
         if isinstance(draft, PlanRefusal):
             log.info("panel_refused", status=draft.status, collection=request.collection)
-            return Plan(refusal=draft)
+            return Plan(refusal=draft), None
+        slot = self.lease.held() if self.lease is not None else None
+        panel = slot.take(now) if slot is not None else None
+        if panel is not None:
+            self.rotation.hold(panel, draft.aliases(), now)
+            seats = draft.seats(panel, self.config)
+            seated = draft.seated(panel, seats, request.key, now, self.instance)
+            try:
+                recording = await self.js.publish_async(seated.subject(), encode_event(seated),
+                                                        headers=_reserving(seated))
+            except Exception as exc:
+                self.rotation.release(panel)
+                log.exception("panel_not_recorded", panel=panel)
+                why = type(exc).__name__
+                return _refused(503, f"the seater could not record the panel ({why}); try again"), None
+            return self._seated(draft, request, panel, seats), recording
+        return await self._drawn(draft, request, now), None
+
+    async def _drawn(self, draft: Draft, request: PlanRequest, now: datetime) -> Plan:
+        """Without a trusted slot: draw ids from the drawn block until the stream admits one."""
         for _ in range(ID_DRAWS):
-            panel = candidate_id("p", now)
+            panel = drawn_id(now)
             # Held before any await: the next plan already sees these seats as taken now.
             self.rotation.hold(panel, draft.aliases(), now)
             seats = draft.seats(panel, self.config)
@@ -113,21 +154,31 @@ class Seater:
             if taken:
                 self.rotation.release(panel)
                 continue
-            log.info("panel_seated", panel=panel, collection=request.collection, shape=draft.shape,
-                     aliases=draft.aliases(), skipped=[s.alias for s in draft.skipped])
-            return draft.plan(panel, seats, self.config)
+            return self._seated(draft, request, panel, seats)
         return _refused(503, "the seater could not draw a free panel id; try again")
+
+    def _seated(self, draft: Draft, request: PlanRequest, panel: str, seats: list[SeatPlan]) -> Plan:
+        log.info("panel_seated", panel=panel, collection=request.collection, shape=draft.shape,
+                 aliases=draft.aliases(), skipped=[s.alias for s in draft.skipped])
+        return draft.plan(panel, seats, self.config)
+
+    async def _confirm(self, panel: str, recording: asyncio.Future[Any]) -> None:
+        """The ack of a plan already answered. A leased id is this replica's alone, so a refusal here means
+        the stream is in trouble (or the lease was): said loudly, since the panel is already running."""
+        try:
+            await asyncio.wait_for(recording, ACK_WAIT_S)
+        except Exception as exc:
+            log.error("panel_seated_not_confirmed", panel=panel, error=f"{type(exc).__name__}: {exc}")
 
     async def _record(self, seated: PanelSeated) -> bool:
         """Publish the plan as the first event of its panel's subject; False when the id is already taken.
 
-        The stream itself reserves the id (C-12 keeps 4 random hex digits a second, which collide across
-        replicas at 100 panels/s): `Nats-Expected-Last-Subject-Sequence: 0` only admits a subject with no
-        message yet, and a duplicate `Nats-Msg-Id` means another plan already took this id.
+        The stream itself reserves a drawn id (random in its block, so it may collide with another
+        replica's): `Nats-Expected-Last-Subject-Sequence: 0` only admits a subject with no message yet, and
+        a duplicate `Nats-Msg-Id` means another plan already took this id.
         """
-        headers = {"Nats-Msg-Id": seated.id, "Nats-Expected-Last-Subject-Sequence": "0"}
         try:
-            ack = await self.js.publish(seated.subject(), encode_event(seated), headers=headers)
+            ack = await self.js.publish(seated.subject(), encode_event(seated), headers=_reserving(seated))
         except APIError as exc:
             if exc.err_code == WRONG_LAST_SEQUENCE:
                 return False
@@ -147,6 +198,10 @@ class Seater:
             seq = last.seq or 0
         if seq > self.projection.seq:
             await self.projection.wait_for(seq)
+
+
+def _reserving(seated: PanelSeated) -> dict[str, str]:
+    return {"Nats-Msg-Id": seated.id, "Nats-Expected-Last-Subject-Sequence": "0"}
 
 
 def _refused(status: int, message: str) -> Plan:

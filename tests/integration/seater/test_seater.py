@@ -12,8 +12,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from nats.js.errors import NotFoundError
 
 from cli.stack import Child
+from services.seater.panel_ids import BLOCK, SLOTS
 from services.seater.planning import Draft, plan_panel
 from services.seater.rotation import Rotation
 from shared import bus, subjects
@@ -130,9 +132,34 @@ async def replay(nc: bus.NATS) -> tuple[ConfigState, Rotation]:
     return config, rotation
 
 
-async def test_a_plan_is_answered_over_nats_and_recorded_before_the_reply(
-    nc: bus.NATS, seaters: Seaters
-) -> None:
+async def stored_plan(nc: bus.NATS, panel: str) -> bytes:
+    """The plan's `PanelSeated`: sent before the reply, it may still be on its way into the stream."""
+    end = time.monotonic() + 10
+    while True:
+        try:
+            stored = await nc.jetstream().get_last_msg(subjects.EVENTS_STREAM, subjects.panel_subject(panel))
+            assert stored.data is not None
+            return stored.data
+        except NotFoundError:
+            assert time.monotonic() < end, f"no panel_seated for {panel}"
+            await asyncio.sleep(0.01)
+
+
+def block_of(panel: str) -> int:
+    return int(panel.rsplit("-", 1)[1], 16) // BLOCK
+
+
+async def slots_settled(nc: bus.NATS, replicas: int) -> None:
+    """Until plans have come from `replicas` leased slots (blocks 0-e): each replica's slot settles for a
+    moment after its claim, and plans meanwhile reserve drawn ids (block f)."""
+    seen: set[int] = set()
+    end = time.monotonic() + 15
+    while len(seen) < replicas:
+        assert time.monotonic() < end, f"plans came from leased slots {seen} only"
+        seen |= {block_of((await ask(nc)).panel)} - {SLOTS}
+
+
+async def test_a_plan_is_answered_over_nats_and_recorded(nc: bus.NATS, seaters: Seaters) -> None:
     await configure(nc)  # before the seater starts: it must catch up on them
     await seaters.start(nc)
     plan = await ask(nc, key="team")
@@ -145,9 +172,7 @@ async def test_a_plan_is_answered_over_nats_and_recorded_before_the_reply(
     ]
     assert (plan.members, plan.explorers, plan.shape, plan.shape_by) == (1, 2, "general",
                                                                          "no decision model onboarded")
-    stored = await nc.jetstream().get_last_msg(subjects.EVENTS_STREAM, subjects.panel_subject(plan.panel))
-    assert stored.data is not None
-    event = decode_event(stored.data)
+    event = decode_event(await stored_plan(nc, plan.panel))
     assert isinstance(event, PanelSeated)
     assert event.id == f"seated:{plan.panel}"
     assert (event.seats, event.key, event.collection) == (plan.seats, "team", "core")
@@ -240,3 +265,21 @@ async def test_a_merged_plan_carries_its_mergers_and_a_413_seats_nobody(
     assert "small (100 tokens)" in too_big.refusal.message and "m1" not in too_big.refusal.message
     after = await nc.jetstream().stream_info(subjects.EVENTS_STREAM)
     assert after.state.messages == info.state.messages
+
+
+async def test_two_replicas_number_panels_in_their_own_slots_and_every_plan_is_recorded_once(
+    nc: bus.NATS, seaters: Seaters
+) -> None:
+    await configure(nc)
+    for _ in range(2):
+        await seaters.start(nc)
+    await slots_settled(nc, 2)
+    before = (await nc.jetstream().stream_info(subjects.EVENTS_STREAM)).state.messages
+    plans = await asyncio.gather(*(ask(nc) for _ in range(200)))
+    panels = [plan.panel for plan in plans]
+    assert len(set(panels)) == 200 and all(PANEL_RE.match(p) for p in panels)
+    assert len({block_of(p) for p in panels} - {SLOTS}) == 2  # both replicas, each from its own slot
+    for panel in panels:
+        event = decode_event(await stored_plan(nc, panel))
+        assert isinstance(event, PanelSeated) and event.panel == panel
+    assert (await nc.jetstream().stream_info(subjects.EVENTS_STREAM)).state.messages == before + 200
