@@ -120,22 +120,28 @@ class Seater:
         if isinstance(draft, PlanRefusal):
             log.info("panel_refused", status=draft.status, collection=request.collection)
             return Plan(refusal=draft), None
-        slot = self.lease.held() if self.lease is not None else None
-        panel = slot.take(now) if slot is not None else None
+        ids = self.lease.held() if self.lease is not None else None
+        panel = ids.take(now) if ids is not None else None
         if panel is not None:
-            self.rotation.hold(panel, draft.aliases(), now)
-            seats = draft.seats(panel, self.config)
-            seated = draft.seated(panel, seats, request.key, now, self.instance)
-            try:
-                recording = await self.js.publish_async(seated.subject(), encode_event(seated),
-                                                        headers=_reserving(seated))
-            except Exception as exc:
-                self.rotation.release(panel)
-                log.exception("panel_not_recorded", panel=panel)
-                why = type(exc).__name__
-                return _refused(503, f"the seater could not record the panel ({why}); try again"), None
-            return self._seated(draft, request, panel, seats), recording
+            return await self._leased(draft, request, now, panel)
         return await self._drawn(draft, request, now), None
+
+    async def _leased(
+        self, draft: Draft, request: PlanRequest, now: datetime, panel: str
+    ) -> tuple[Plan, asyncio.Future[Any] | None]:
+        """An id from this replica's slot: its `PanelSeated` is sent, its ack heard after the reply."""
+        self.rotation.hold(panel, draft.aliases(), now)
+        seats = draft.seats(panel, self.config)
+        seated = draft.seated(panel, seats, request.key, now, self.instance)
+        try:
+            recording = await self.js.publish_async(seated.subject(), encode_event(seated),
+                                                    headers=_reserving(seated))
+        except Exception as exc:
+            self.rotation.release(panel)
+            log.exception("panel_not_recorded", panel=panel)
+            why = type(exc).__name__
+            return _refused(503, f"the seater could not record the panel ({why}); try again"), None
+        return self._seated(draft, request, panel, seats), recording
 
     async def _drawn(self, draft: Draft, request: PlanRequest, now: datetime) -> Plan:
         """Without a trusted slot: draw ids from the drawn block until the stream admits one."""

@@ -364,7 +364,8 @@ def mutated(draw: st.DrawFn, template: dict[str, Any]) -> Any:
 
 
 class EventCount:
-    """How many events the stream holds, read on one connection kept for the module."""
+    """The event stream's last sequence (it grows with every event stored), read on one connection kept for
+    the module."""
 
     def __init__(self, url: str) -> None:
         self.loop = asyncio.new_event_loop()
