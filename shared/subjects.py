@@ -83,6 +83,7 @@ LIMITS_ALL = f"{LIMIT_PREFIX}.>"
 RPC_SEATER_ROUTE = "bench.rpc.seater.route"
 RPC_CALLER_ROUTE = "bench.rpc.caller.route"
 RELAY_PREFIX = "bench.relay"
+CANCEL_SUFFIX = ".cancel"
 ROUTE_PREFIX = "bench.ev.route"
 CONVERSATIONS_BUCKET = "bench_conversations"
 
@@ -94,7 +95,12 @@ def relay_subject(instance: str, token: str) -> str:
 
 def relay_cancel_subject(relay: str) -> str:
     """The gateway publishes here when it gives up on a member (failover): the caller stops the call."""
-    return f"{relay}.cancel"
+    return f"{relay}{CANCEL_SUFFIX}"
+
+
+def relay_of_cancel(subject: str) -> str:
+    """The relay a cancel subject stops."""
+    return subject.removesuffix(CANCEL_SUFFIX)
 
 
 def route_subject(conversation: str) -> str:

@@ -3,8 +3,10 @@
 A gateway asks on `bench.rpc.caller.route` (queue `callers`: one caller takes it) and is answered at once;
 the call then runs in a task of its own, publishing numbered `RelayFrame`s on the gateway's relay subject as
 the member's chunks arrive, and ends with `end` or `fail`. The gateway stops a member it gave up on by
-publishing on the relay's cancel subject. Afterwards the call's usage (`CallUsed`) and what its failure
-teaches about limits (cooldown, stated limits, quotas) go to the stream, as for a seat.
+publishing on the relay's cancel subject; every caller hears every cancel on one wildcard subscription (a
+call costs no SUB and UNSUB of its own) and stops the call it holds under that relay, if any. Afterwards
+the call's usage (`CallUsed`) and what its failure teaches about limits (cooldown, stated limits, quotas)
+go to the stream, as for a seat.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import time
+from functools import partial
 from typing import Any
 
 import structlog
@@ -78,12 +81,20 @@ class RouteRelay:
         self.config = config
         self.quota_news = QuotaNews()
         self.running: dict[asyncio.Task[None], Stop] = {}
-        self._sub: Any = None
+        self.stops: dict[str, Stop] = {}  # by relay subject: the calls a cancel can reach
+        self._subs: list[Any] = []
 
     async def start(self) -> RouteRelay:
-        self._sub = await self.nc.subscribe(subjects.RPC_CALLER_ROUTE, queue=subjects.CALLER_QUEUE,
-                                            cb=self._on_request)
+        every_cancel = subjects.relay_cancel_subject(subjects.relay_subject("*", "*"))
+        self._subs = [await self.nc.subscribe(every_cancel, cb=self._on_cancel),
+                      await self.nc.subscribe(subjects.RPC_CALLER_ROUTE, queue=subjects.CALLER_QUEUE,
+                                              cb=self._on_request)]
         return self
+
+    async def _on_cancel(self, msg: NatsMsg) -> None:
+        stop = self.stops.get(subjects.relay_of_cancel(msg.subject))
+        if stop is not None:
+            stop.set()
 
     async def _on_request(self, msg: NatsMsg) -> None:
         try:
@@ -92,24 +103,20 @@ class RouteRelay:
             log.error("route_call_undecodable", error=str(exc)[:300])
             await msg.respond(RouteAccepted(accepted=False, caller=self.instance).model_dump_json().encode())
             return
-        stop = Stop()
-
-        async def on_cancel(_: NatsMsg) -> None:
-            stop.set()
-
         # Listening for a cancel before accepting: the gateway may give up the moment it hears back.
-        cancel = await self.nc.subscribe(subjects.relay_cancel_subject(call.relay), cb=on_cancel)
+        stop = self.stops[call.relay] = Stop()
         await msg.respond(RouteAccepted(caller=self.instance).model_dump_json().encode())
-        task = asyncio.create_task(self._run(call, stop, cancel, asyncio.get_running_loop().time()))
+        task = asyncio.create_task(self._run(call, stop, asyncio.get_running_loop().time()))
         self.running[task] = stop
-        task.add_done_callback(self._finished)
+        task.add_done_callback(partial(self._finished, call.relay))
 
-    def _finished(self, task: asyncio.Task[None]) -> None:
+    def _finished(self, relay: str, task: asyncio.Task[None]) -> None:
         self.running.pop(task, None)
+        self.stops.pop(relay, None)
         if not task.cancelled() and task.exception() is not None:
             log.error("route_call_failed", error=repr(task.exception())[:300])
 
-    async def _run(self, call: RouteCall, stop: Stop, cancel: Any, accepted: float) -> None:
+    async def _run(self, call: RouteCall, stop: Stop, accepted: float) -> None:
         # This task's context is its own (a copy): bound without restoring, no read of every variable.
         structlog.contextvars.bind_contextvars(call=call.call, conversation=call.conversation)
         seat = route_seat(call)
@@ -129,8 +136,6 @@ class RouteRelay:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
-            with contextlib.suppress(Exception):
-                await cancel.unsubscribe()
         relayed = relay_outcome(seat, routed)
         await frames.end(relayed)
         log.info("route_call_finished", status=relayed.status, seconds=relayed.seconds,
@@ -159,9 +164,9 @@ class RouteRelay:
 
     async def stop(self) -> None:
         """Stop taking calls; calls in flight are stopped (their gateways fail over) and recorded."""
-        if self._sub is not None:
+        for sub in self._subs:  # the cancels too: every call in flight is stopped now anyway
             with contextlib.suppress(Exception):
-                await self._sub.unsubscribe()
+                await sub.unsubscribe()
         for stop in self.running.values():
             stop.set(STOPPING)
         if self.running:

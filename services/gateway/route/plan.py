@@ -14,6 +14,7 @@ from services.gateway.ask import Ask
 from services.gateway.route.assemble import Chunk, TurnSummary
 from services.gateway.route.conversation import Conversation
 from services.gateway.route.eligibility import Eligibility
+from services.gateway.route.relay import RelayHub
 from services.gateway.route.store import ConversationStore
 from shared.config_state import ConfigState
 from shared.settings import GatewaySettings
@@ -45,6 +46,7 @@ class Replica:
     settings: GatewaySettings
     instance: str
     store: ConversationStore
+    relays: RelayHub
 
 
 @dataclass(frozen=True)

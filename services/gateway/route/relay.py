@@ -1,9 +1,11 @@
 """One member's attempt at a turn, as the gateway sees it on the bus (RM-5, RM-6).
 
-The relay subject is subscribed BEFORE the caller is asked: a connection's messages reach the server in
-order, so the subscription exists before any caller can publish a frame on it. Frames are numbered; a gap
-means frames were lost (a slow consumer, a reconnect) and the attempt cannot be trusted. Giving up on a
-member publishes on the relay's cancel subject, so its caller stops the upstream call.
+Every relay of a gateway process is a subject under `bench.relay.<instance>.`, and one wildcard
+subscription (the `RelayHub`'s, made once) hears them all and hands each frame to its relay's queue: a turn
+costs no SUB and UNSUB of its own, at the server or here. A relay is registered BEFORE the caller is asked,
+so no frame of it can come unheard. Frames are numbered; a gap means frames were lost (a slow consumer, a
+reconnect) and the attempt cannot be trusted. Giving up on a member publishes on the relay's cancel subject,
+so its caller stops the upstream call.
 """
 
 from __future__ import annotations
@@ -29,24 +31,44 @@ NO_CALLER = "no caller is running to make the call; start the stack"
 UNSAFE_TOKEN = re.compile(r"[^A-Za-z0-9_-]")
 
 
-def relay_for(instance: str) -> str:
-    """A fresh relay subject of this gateway instance (a host name's dots would split the token)."""
-    return subjects.relay_subject(UNSAFE_TOKEN.sub("-", instance), secrets.token_hex(8))
+class RelayHub:
+    """The relays of one gateway process, fed by one subscription to `bench.relay.<instance>.*`."""
+
+    def __init__(self, nc: NATS, instance: str) -> None:
+        self.nc = nc
+        self.instance = UNSAFE_TOKEN.sub("-", instance)  # a host name's dots would split the token
+        self.open_relays: dict[str, MemberRelay] = {}
+        self._sub: Any = None
+        self._subscribing = asyncio.Lock()
+
+    async def open(self) -> MemberRelay:
+        """A fresh relay, heard from now on."""
+        if self._sub is None:
+            async with self._subscribing:
+                if self._sub is None:
+                    self._sub = await self.nc.subscribe(subjects.relay_subject(self.instance, "*"),
+                                                      cb=self._on_frame)
+        relay = MemberRelay(self, subjects.relay_subject(self.instance, secrets.token_hex(8)))
+        self.open_relays[relay.relay] = relay
+        return relay
+
+    async def _on_frame(self, msg: NatsMsg) -> None:
+        relay = self.open_relays.get(msg.subject)
+        if relay is not None:  # a late frame of a relay that was closed is nobody's
+            relay.frames.put_nowait(msg.data)
+
+    async def close(self) -> None:
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+            self._sub = None
 
 
 class MemberRelay:
-    def __init__(self, nc: NATS, relay: str) -> None:
-        self.nc, self.relay = nc, relay
+    def __init__(self, hub: RelayHub, relay: str) -> None:
+        self.hub, self.nc, self.relay = hub, hub.nc, relay
         self.frames: asyncio.Queue[bytes] = asyncio.Queue()
         self.expected = 0
-        self._sub: Any = None
-
-    async def _on_frame(self, msg: NatsMsg) -> None:
-        self.frames.put_nowait(msg.data)
-
-    async def open(self) -> MemberRelay:
-        self._sub = await self.nc.subscribe(self.relay, cb=self._on_frame)
-        return self
 
     async def ask(self, call: RouteCall) -> str:
         """Hand the call to a caller: "" once one accepted it, else why none did."""
@@ -84,7 +106,6 @@ class MemberRelay:
         with contextlib.suppress(Exception):
             await self.nc.publish(subjects.relay_cancel_subject(self.relay), b"")
 
-    async def close(self) -> None:
-        if self._sub is not None:
-            with contextlib.suppress(Exception):
-                await self._sub.unsubscribe()
+    def close(self) -> None:
+        """Frames that come after this are dropped."""
+        self.hub.open_relays.pop(self.relay, None)

@@ -34,6 +34,7 @@ from services.gateway.route.conversation import (
 )
 from services.gateway.route.eligibility import eligible_members, members_from_config, turn_needs
 from services.gateway.route.plan import Replica, TurnPlan, TurnRun
+from services.gateway.route.relay import RelayHub
 from services.gateway.route.store import ConversationStore
 from services.gateway.route.turn import RouteTurnRun
 from services.gateway.route.upstream_request import request_fields
@@ -63,7 +64,8 @@ class RouteTransport:
     def __init__(self, ctx: GatewayContext) -> None:
         self.ctx = ctx
         self.store = ConversationStore(ctx.nc)
-        self.replica = Replica(ctx.nc, ctx.config, ctx.settings, ctx.instance, self.store)
+        self.replica = Replica(ctx.nc, ctx.config, ctx.settings, ctx.instance, self.store,
+                               RelayHub(ctx.nc, ctx.instance))
         self.running: set[asyncio.Task[None]] = set()
 
     async def prepare(self, ask: Ask, resolved: Resolved, sent: AsSent) -> TurnPlan:
@@ -141,7 +143,8 @@ def transport_for(ctx: GatewayContext) -> RouteTransport:
 
 
 async def close_transport(nc: NATS) -> None:
-    """At shutdown: end the conversation mirror's watch, if route mode was used."""
+    """At shutdown: end the conversation mirror's watch and the relays' subscription (if route mode ran)."""
     transport = _TRANSPORTS.pop(nc, None)
     if transport is not None:
+        await transport.replica.relays.close()
         await transport.store.close()

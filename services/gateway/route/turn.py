@@ -22,7 +22,7 @@ from services.gateway.route.bench import route_bench, turn_status
 from services.gateway.route.failover import Attempt, Failover, TurnFailure, silent
 from services.gateway.route.plan import Broke, Done, Pieces, Replica, TurnPlan, TurnRun
 from services.gateway.route.record import route_call
-from services.gateway.route.relay import MemberRelay, relay_for
+from services.gateway.route.relay import MemberRelay
 from services.gateway.route.upstream_request import upstream_body
 from shared.commands import RELAY_SILENCE_S
 from shared.ids import utcnow
@@ -130,7 +130,7 @@ class RouteTurnRun:
         own = getattr(config.models.get(member.alias), "max_tokens", None)  # the model's own option (P-10)
         body = upstream_body(member.served, self.plan.ask.messages, self.plan.fields,
                              {"max_tokens": own} if own else None, member.max_output)
-        relay = await MemberRelay(self.replica.nc, relay_for(self.replica.instance)).open()
+        relay = await self.replica.relays.open()
         try:
             deadline = time.time() + (self.turn_end - self.loop.time())
             call = route_call(self.plan.conversation, self.turn, attempt, member, endpoint,
@@ -141,7 +141,7 @@ class RouteTurnRun:
                 return Ending("failed", refused)
             return await self._follow(relay, attempt)
         finally:
-            await relay.close()
+            relay.close()
 
     async def _follow(self, relay: MemberRelay, attempt: Attempt) -> Ending:
         window_s = self.replica.settings.route_first_piece_s

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from services.gateway.route.relay import MemberRelay, relay_for
+from services.gateway.route.relay import RelayHub
 from shared import bus, subjects
 from shared.alerts import paid_key
 from shared.commands import RelayFrame, RouteCall
@@ -75,7 +75,8 @@ async def test_a_route_call_is_decided_on_the_config_it_was_built_on(
     served = "cp-route"
     callers(caller_env())
     at = await next_position(nc)
-    relay = await MemberRelay(nc, relay_for("test-gateway")).open()
+    hub = RelayHub(nc, "test-gateway")
+    relay = await hub.open()
     conv = "r20261202-000000-c0f9"
     call = RouteCall(call=f"{conv}.t1.1", conversation=conv, turn=1, alias=f"alias-{served}", served=served,
                      endpoint="fake", base=provider.base_url, connection="fake", collection="code",
@@ -88,7 +89,8 @@ async def test_a_route_call_is_decided_on_the_config_it_was_built_on(
         while isinstance(frame, RelayFrame) and frame.kind == "beat":
             frame = await relay.next(20)
     finally:
-        await relay.close()
+        relay.close()
+        await hub.close()
     assert isinstance(frame, RelayFrame) and frame.kind == "fail" and frame.outcome is not None
     assert frame.outcome.error.startswith(f"{HELD} alias-{served}")
     assert (frame.outcome.attempts, frame.outcome.paced) == (0, "refused")

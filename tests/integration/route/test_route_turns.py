@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from services.gateway.route.plan import Broke, Done, Pieces
-from services.gateway.route.relay import MemberRelay, relay_for
+from services.gateway.route.relay import RelayHub
 from shared import bus, subjects
 from shared.commands import RelayFrame, RouteCall
 from shared.events import CollectionSaved, CooldownStarted, EndpointSaved, ModelRegistered
@@ -157,7 +157,8 @@ async def test_a_failure_after_the_first_piece_breaks_the_turn(gateway: Gateway,
 
 async def test_a_member_the_gateway_gave_up_on_is_stopped(gateway: Gateway, fake: FakeProvider) -> None:
     tag = await bench(gateway, fake, "hang")
-    relay = await MemberRelay(gateway.ctx.nc, relay_for(gateway.ctx.instance)).open()
+    hub = RelayHub(gateway.ctx.nc, gateway.ctx.instance)
+    relay = await hub.open()
     conv = f"r20261202-000000-{tag[:4]}"
     body = {"messages": [{"role": "user", "content": "hi"}]}
     call = RouteCall(call=f"{conv}.t1.1", conversation=conv, turn=1, alias=f"{tag}-m1", served=f"{tag}-m1",
@@ -169,10 +170,48 @@ async def test_a_member_the_gateway_gave_up_on_is_stopped(gateway: Gateway, fake
         await relay.cancel()
         frame = await relay.next(10)
     finally:
-        await relay.close()
+        relay.close()
+        await hub.close()
     assert isinstance(frame, RelayFrame) and frame.kind == "fail" and frame.outcome is not None
     assert frame.outcome.error.startswith("stopped: the gateway moved on")
     assert (await usage_line(gateway, call.call)).status == "error"
+
+
+async def test_one_subscription_hears_every_relay_and_a_cancel_stops_only_its_own_call(
+    gateway: Gateway, fake: FakeProvider
+) -> None:
+    tag = await bench(gateway, fake, "hang")
+    fake.set_model(f"{tag}-slow", "ok", latency_ms=800)
+    hub = RelayHub(gateway.ctx.nc, gateway.ctx.instance)
+    subscribed = len(gateway.ctx.nc._subs)
+    hanging, slow = await hub.open(), await hub.open()
+    assert len(gateway.ctx.nc._subs) == subscribed + 1  # one wildcard subscription for both relays
+
+    def call(relay: str, served: str, n: int) -> RouteCall:
+        conv = f"r20261202-000000-{tag[:4]}"
+        return RouteCall(call=f"{conv}.t{n}.1", conversation=conv, turn=n, alias=served, served=served,
+                         endpoint="fake", base=fake.base_url, connection="fake", collection=tag,
+                         body={"messages": [{"role": "user", "content": "hi"}]}, relay=relay,
+                         first_piece_s=60, deadline=utcnow().timestamp() + 120)
+
+    async def last_frame(relay: Any) -> Any:
+        frame = await relay.next(20)
+        while isinstance(frame, RelayFrame) and frame.kind in ("beat", "chunk"):
+            frame = await relay.next(20)
+        return frame
+
+    try:
+        assert await hanging.ask(call(hanging.relay, f"{tag}-m1", 1)) == ""
+        assert await slow.ask(call(slow.relay, f"{tag}-slow", 2)) == ""
+        await hanging.cancel()
+        stopped, ended = await asyncio.gather(last_frame(hanging), last_frame(slow))
+    finally:
+        hanging.close()
+        slow.close()
+        await hub.close()
+    assert isinstance(stopped, RelayFrame) and stopped.kind == "fail" and stopped.outcome is not None
+    assert stopped.outcome.error.startswith("stopped: the gateway moved on")
+    assert isinstance(ended, RelayFrame) and ended.kind == "end"  # every frame in order, none of the other
 
 
 async def test_two_replicas_share_the_conversation_table(
