@@ -224,12 +224,14 @@ RELAY_SILENCE_S = 3 * RELAY_BEAT_S + 1.0
 
 
 class RelayFrame(BaseModel):
-    """One message on a relay subject. `chunk` frames carry an OpenAI `chat.completion.chunk` as the member
-    sent it (or, for non-chat APIs, as the caller translated it); the last frame is `end` or `fail`."""
+    """One message on a relay subject. `chunks` are OpenAI `chat.completion.chunk`s as the member sent them
+    (or, for non-chat APIs, as the caller translated them), in order: all those one read of the member's
+    reply held, so a turn is a few frames, not one per chunk. The last frame is `end` or `fail`, with any
+    chunks still held before its outcome."""
 
     seq: int
-    kind: Literal["chunk", "beat", "end", "fail"]
-    chunk: dict[str, Any] | None = None
+    kind: Literal["chunks", "beat", "end", "fail"]
+    chunks: list[dict[str, Any]] = Field(default_factory=list)
     outcome: RelayOutcome | None = None
 
 

@@ -42,25 +42,44 @@ STOPPING = "stopped: the caller is shutting down"
 
 
 class Frames:
-    """The numbered frames of one relay, in order on one connection (core NATS keeps a publisher's order)."""
+    """The numbered frames of one relay, in order on one connection (core NATS keeps a publisher's order).
+
+    Chunks are held and sent together: everything parsed from one read of the member's reply leaves in one
+    frame, when the reading task next waits (a task scheduled by the first chunk held), or with the end."""
 
     def __init__(self, nc: NATS, relay: str) -> None:
         self.nc, self.relay, self.seq = nc, relay, 0
         self.spoke = False  # a chunk with text, reasoning or a tool call went out
+        self.held: list[Chunk] = []
+        self._sending: asyncio.Task[None] | None = None
 
     async def _publish(self, frame: dict[str, Any]) -> None:
-        frame["seq"] = self.seq
+        frame["seq"] = self.seq  # numbered and queued in the client at once: no await comes between
         self.seq += 1
         await self.nc.publish(self.relay, json.dumps(frame, ensure_ascii=False).encode())
 
     async def chunk(self, chunk: Chunk) -> None:
-        await self._publish({"kind": "chunk", "chunk": chunk})
+        self.held.append(chunk)
         if not self.spoke and piece_kind(chunk):
-            # The first real piece (and the role-only chunks before it) leave now: one loop turn for the
-            # NATS client's flusher. A provider's read often holds many pieces, and the time to first byte
-            # should not wait for the last of them; the rest go out together, in as few writes as can be.
+            # The first real piece (and the role-only chunks before it) leave now, with one loop turn for
+            # the NATS client's flusher: a provider's read often holds many pieces, and the time to first
+            # byte should not wait for the last of them.
             self.spoke = True
+            await self.send_held()
             await asyncio.sleep(0)
+        elif len(self.held) == 1:
+            self._sending = asyncio.create_task(self._send_soon())
+
+    async def send_held(self) -> None:
+        if self.held:
+            chunks, self.held = self.held, []
+            await self._publish({"kind": "chunks", "chunks": chunks})
+
+    async def _send_soon(self) -> None:
+        try:
+            await self.send_held()
+        except Exception as exc:  # the bus is away: the gateway sees the gap, or the silence
+            log.warning("route_frame_not_sent", error=f"{type(exc).__name__}: {exc}"[:300])
 
     async def beat(self) -> None:
         """Say the call is alive, however long the member thinks, until the call ends."""
@@ -69,7 +88,8 @@ class Frames:
             await self._publish({"kind": "beat"})
 
     async def end(self, outcome: RelayOutcome) -> None:
-        await self._publish({"kind": "fail" if outcome.status == "error" else "end",
+        chunks, self.held = self.held, []
+        await self._publish({"kind": "fail" if outcome.status == "error" else "end", "chunks": chunks,
                              "outcome": outcome.model_dump()})
 
 

@@ -166,16 +166,20 @@ class RouteTurnRun:
                 return ended(frame)
             if frame.kind == "beat":
                 continue
-            if frame.kind == "chunk":
-                passed = stream.feed(frame.chunk or {})
+            passed: list[Chunk] = []
+            for chunk in frame.chunks:
+                passed += stream.feed(chunk)
                 if stream.error:
-                    await relay.cancel()
-                    return ended(stream.error)
-                if passed:
-                    if self.failover.state == "trying":
-                        self.failover.went_live()
-                        self.first_token_s = self.loop.time() - self.plan.started
-                    self.updates.put(Pieces(passed, attempt.alias))
+                    break
+            if passed:
+                if self.failover.state == "trying":
+                    self.failover.went_live()
+                    self.first_token_s = self.loop.time() - self.plan.started
+                self.updates.put(Pieces(passed, attempt.alias))
+            if stream.error:
+                await relay.cancel()
+                return ended(stream.error)
+            if frame.kind == "chunks":
                 continue
             outcome = frame.outcome
             if frame.kind == "fail" or outcome is None or outcome.status == "error":

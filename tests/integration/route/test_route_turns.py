@@ -196,7 +196,7 @@ async def test_one_subscription_hears_every_relay_and_a_cancel_stops_only_its_ow
 
     async def last_frame(relay: Any) -> Any:
         frame = await relay.next(20)
-        while isinstance(frame, RelayFrame) and frame.kind in ("beat", "chunk"):
+        while isinstance(frame, RelayFrame) and frame.kind in ("beat", "chunks"):
             frame = await relay.next(20)
         return frame
 
