@@ -11,10 +11,9 @@ stop the call at any time (it failed over): `stop` is set, the request is abando
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import httpx
 
@@ -34,14 +33,17 @@ STOPPED = "stopped: the gateway moved on from this member"
 
 @dataclass
 class Stop:
-    """Set when the call must end now, with why (the gateway failed over, or this caller is stopping)."""
+    """Set when the call must end now, with why (the gateway failed over, or this caller is stopping):
+    cancels the call's work, if it runs (no task waits for the stop)."""
 
-    event: asyncio.Event = field(default_factory=asyncio.Event)
     why: str = STOPPED
+    stopped: bool = False
+    work: asyncio.Task[CallOutcome] | None = None
 
     def set(self, why: str = STOPPED) -> None:
-        self.why = why
-        self.event.set()
+        self.why, self.stopped = why, True
+        if self.work is not None:
+            self.work.cancel()
 
 
 def silent(window_s: float) -> str:
@@ -99,17 +101,15 @@ class RouteCaller:
         started = loop.time() if accepted is None else accepted
         progress = Progress(emit, started, loop.time() + max(0.0, seat.deadline - time.time()))
         tally, open_attempt = Tally(), Attempt()
-        work = asyncio.create_task(self._timed(seat, first_piece_s, progress, tally, open_attempt))
-        stopped = asyncio.create_task(stop.event.wait())
-        await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        stopped.cancel()
-        if work.done():
-            outcome = work.result()
-        else:
+        timed = self._timed(seat, first_piece_s, progress, tally, open_attempt)
+        work = stop.work = asyncio.create_task(timed)
+        if stop.stopped:
             work.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await work
-            outcome = CallOutcome(error=stop.why)
+        try:
+            await asyncio.wait({work})
+        finally:
+            stop.work = None
+        outcome = CallOutcome(error=stop.why) if work.cancelled() else work.result()
         if open_attempt.ticket is not None:  # cut short: the estimate stands
             await self.upstream.pacer.settle(seat, open_attempt.ticket, open_attempt.tokens, [])
         key = self.upstream.keys.key_for(seat.endpoint)

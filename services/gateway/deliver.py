@@ -52,8 +52,10 @@ async def answer_streamed(
     grace_s: float,
     keepalive_s: float,
 ) -> Response:
-    try:
-        first: Update | None = await asyncio.wait_for(run.next(), grace_s)
+    first: Update | None
+    try:  # a timeout scope, not `wait_for`: no task of its own per wait
+        async with asyncio.timeout(grace_s):
+            first = await run.next()
     except TimeoutError:
         first = None
     if isinstance(first, Failed):
@@ -69,7 +71,8 @@ async def within(next_update: Callable[[], Awaitable[Update]], seconds: float) -
     if seconds <= 0:
         return None
     try:
-        return await asyncio.wait_for(next_update(), seconds)
+        async with asyncio.timeout(seconds):
+            return await next_update()
     except TimeoutError:
         return None
 

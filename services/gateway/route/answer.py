@@ -40,8 +40,10 @@ async def answer_route(ctx: GatewayContext, fmt: Format, ask: Ask, resolved: Res
     encoder = route_encoder(context_for(ask, resolved.canonical, sent.body))
     if not ask.stream:
         return await answer_whole(fmt, encoder, run, conversation)
-    try:
-        first: TurnUpdate | None = await asyncio.wait_for(run.next(), ctx.settings.route_grace_s)
+    first: TurnUpdate | None
+    try:  # a timeout scope, not `wait_for`: no task of its own on the way to the first byte
+        async with asyncio.timeout(ctx.settings.route_grace_s):
+            first = await run.next()
     except TimeoutError:
         first = None
     if isinstance(first, Broke):
