@@ -51,7 +51,7 @@ class Frames:
         self.nc, self.relay, self.seq = nc, relay, 0
         self.spoke = False  # a chunk with text, reasoning or a tool call went out
         self.held: list[Chunk] = []
-        self._sending: asyncio.Task[None] | None = None
+        self._sending: asyncio.Task[None] | None = None  # kept: a task nobody holds may be collected
 
     async def _publish(self, frame: dict[str, Any]) -> None:
         frame["seq"] = self.seq  # numbered and queued in the client at once: no await comes between
