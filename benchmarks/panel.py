@@ -36,6 +36,7 @@ import psutil
 
 from cli.stack import Stack
 from shared import bus
+from shared.bus_access import ADMIN
 from shared.events import EventBase, PanelSeated, SeatCompleted, SeatPlan
 from shared.natsserver import free_port
 from tests.fakes.provider import FakeProvider
@@ -208,9 +209,9 @@ def configure(url: str, base: str) -> None:
         post("/api/collection", {"name": "core", "members": MEMBERS, "description": "benchmark panel"})
 
 
-async def seed_ledger(nats_url: str, seats: int) -> float:
-    """Publish `seats` seat completions (five per panel) straight onto the event stream."""
-    nc = await bus.connect(nats_url, "bench-seed")
+async def seed_ledger(stack: Stack, seats: int) -> float:
+    """Publish `seats` seat completions (five per panel) straight onto the event stream, as an operator."""
+    nc = await bus.connect(stack.nats_url or "", "bench-seed", stack.login(ADMIN))
     js = nc.jetstream()
     start = time.perf_counter()
     aliases = MEMBERS + EXPLORERS
@@ -344,7 +345,7 @@ def main() -> None:
             panel128 = summary(load(panel_url, BODY, 128, args.seconds))
             cpu1 = cpu_seconds(pids)
             seeded_s = (
-                asyncio.run(seed_ledger(stack.nats_url or "", args.seed_seats)) if args.seed_seats else 0.0
+                asyncio.run(seed_ledger(stack, args.seed_seats)) if args.seed_seats else 0.0
             )
             settle(pids)
             direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))

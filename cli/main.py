@@ -16,6 +16,7 @@ from cli.args import hoist_globals
 from cli.commands import (
     alerts,
     ask,
+    bus,
     changes,
     collection,
     endpoint,
@@ -127,6 +128,7 @@ app.add_typer(settings.app, name="settings")
 app.add_typer(limits.app, name="limits")
 app.add_typer(ledger.app, name="ledger")
 app.add_typer(alerts.app, name="alert")
+app.add_typer(bus.app, name="bus")
 
 
 def main() -> None:

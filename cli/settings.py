@@ -46,4 +46,8 @@ class UpSettings(BaseSettings):
     port: int = Field(default=8122, validation_alias=AliasChoices("BENCH_PORT"))
     # Unset: `bench up` runs its own NATS with the JetStream store under `home`.
     nats_url: str | None = Field(default=None, validation_alias=AliasChoices("NATS_URL"))
+    # The services' NATS seeds (`<home>/bus` unset; made there by the embedded NATS).
+    nats_credentials: Path | None = Field(
+        default=None, validation_alias=AliasChoices("BENCH_NATS_CREDENTIALS")
+    )
     start_timeout_s: float = Field(default=120.0, validation_alias=AliasChoices("BENCH_START_TIMEOUT"))

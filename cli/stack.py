@@ -18,11 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nats
-
-from shared import processes
-from shared.natsserver import NatsServer
-from shared.runtime import health_subject
+from shared import bus, processes
+from shared.bus_access import SUPERVISOR
+from shared.bus_credentials import BusLogin
+from shared.natsserver import NatsServer, ServerTls
+from shared.subjects import health_subject
 
 SERVICES = ("ledger", "seater", "caller", "prober", "gateway")
 
@@ -67,11 +67,17 @@ def env_for(service: str, base: Mapping[str, str]) -> dict[str, str]:
 
 @dataclass
 class Stack:
-    """NATS plus services. `replicas` maps a service to how many processes of it to run."""
+    """NATS plus services. `replicas` maps a service to how many processes of it to run.
+
+    Every process logs in to NATS with its own role's seed from `credentials` (by default
+    `<home>/bus`, made by the embedded server when missing); with an external `nats_url` the folder must
+    hold the seeds that server's authorization was made from."""
 
     home: Path
     port: int = 8122
     nats_url: str | None = None
+    credentials: Path | None = None
+    tls: ServerTls | None = None
     replicas: Mapping[str, int] = field(default_factory=dict)
     extra_env: Mapping[str, str] = field(default_factory=dict)
     gateway_ports: list[int] = field(default_factory=list)
@@ -89,11 +95,15 @@ class Stack:
     def _start(self, timeout: float) -> Stack:
         self.home.mkdir(parents=True, exist_ok=True)
         if not self.nats_url:
-            self.nats = NatsServer(store=self.home / "nats").start()
+            self.nats = NatsServer(store=self.home / "nats", credentials=self.credentials_folder,
+                                   tls=self.tls).start()
             self.nats_url = self.nats.url
         base_env = dict(os.environ)
         base_env.update(self.extra_env)
-        base_env.update({"NATS_URL": self.nats_url, "BENCHWARMERS_HOME": str(self.home)})
+        base_env.update({"NATS_URL": self.nats_url, "BENCHWARMERS_HOME": str(self.home),
+                         "BENCH_NATS_CREDENTIALS": str(self.credentials_folder)})
+        if self.tls is not None:
+            base_env["BENCH_NATS_TLS_CA"] = str(self.tls.ca)
         base_env.setdefault("PYTHONUNBUFFERED", "1")
         for service in SERVICES:
             for index in range(self.replicas.get(service, 1)):
@@ -111,6 +121,14 @@ class Stack:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def credentials_folder(self) -> Path:
+        return self.credentials or self.home / "bus"
+
+    def login(self, role: str) -> BusLogin:
+        """A role's login to this stack's bus (the supervisor's own, or `admin` for a test's look)."""
+        return BusLogin.load(self.credentials_folder, role, self.tls.ca if self.tls else None)
 
     def wait_ready(self, timeout: float = 60.0) -> None:
         end = time.monotonic() + timeout
@@ -130,7 +148,7 @@ class Stack:
 
     async def _wait_bus_services(self, end: float) -> None:
         assert self.nats_url
-        nc = await nats.connect(self.nats_url)
+        nc = await bus.connect(self.nats_url, "bench-up", self.login(SUPERVISOR))
         try:
             for service in SERVICES:
                 if service == "gateway" or not self.replicas.get(service, 1):

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+import ssl
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import nats
+import nats.errors as nats_errors
 import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
@@ -19,7 +23,8 @@ from nats.js import JetStreamContext
 from nats.js import api as js_api
 from nats.js.errors import BadRequestError, NotFoundError
 
-from shared import subjects
+from shared import bus_access, subjects
+from shared.bus_credentials import BusLogin, CredentialsError
 from shared.events import Event, EventBase, decode_event, encode_event
 
 log = structlog.get_logger("bus")
@@ -30,11 +35,46 @@ KEY_RATES_TTL_S = 3600.0
 CONVERSATIONS_TTL_S = 3600.0
 
 
-async def connect(url: str, name: str) -> NATS:
-    """Connect and keep reconnecting forever: a NATS restart must not take a service down."""
+class DeniedSubjects:
+    """Logs each subject the server refused this process once (a missing grant, or a hostile message)."""
+
+    PATTERN = re.compile(r'permissions violation for (publish|subscription) (?:to|on) "?([^"\s]+)"?', re.I)
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+        self.seen: set[tuple[str, str]] = set()
+
+    def note(self, error: str) -> bool:
+        """True when `error` is a permissions violation (logged the first time its subject is seen)."""
+        found = self.PATTERN.search(error)
+        if found is None:
+            return False
+        denied = (found.group(1).lower(), found.group(2))
+        if denied not in self.seen:
+            self.seen.add(denied)
+            log.error("nats_permission_denied", role=self.role, action=denied[0], subject=denied[1])
+        return True
+
+
+def tls_context(ca: Path | None) -> ssl.SSLContext | None:
+    """Verify the server against the given CA (Kubernetes mounts it from a Secret)."""
+    return None if ca is None else ssl.create_default_context(cafile=str(ca))
+
+
+async def connect(url: str, name: str, login: BusLogin) -> NATS:
+    """Log in as `login`'s role and keep reconnecting forever: a NATS restart must not take a service down.
+
+    Credentials the server refuses end the first connect at once with `CredentialsError` (the client would
+    retry them forever); once connected, a refusal on reconnect is logged and retried (a rotation may be
+    under way)."""
+    denied = DeniedSubjects(login.role)
+    refused = asyncio.Event()
 
     async def on_error(exc: Exception) -> None:
-        log.warning("nats_error", error=str(exc))
+        if refused_login(exc):
+            refused.set()
+        if not denied.note(str(exc)):
+            log.warning("nats_error", error=str(exc))
 
     async def on_disconnect() -> None:
         log.warning("nats_disconnected")
@@ -42,9 +82,13 @@ async def connect(url: str, name: str) -> NATS:
     async def on_reconnect() -> None:
         log.info("nats_reconnected")
 
-    nc: NATS = await nats.connect(
+    tls = tls_context(login.tls_ca)
+    connecting = asyncio.ensure_future(nats.connect(
         url,
         name=name,
+        nkeys_seed_str=login.seed.decode(),
+        inbox_prefix=bus_access.inbox_prefix(login.role),
+        tls=tls,
         max_reconnect_attempts=-1,
         reconnect_time_wait=0.25,
         connect_timeout=5,
@@ -53,20 +97,43 @@ async def connect(url: str, name: str) -> NATS:
         disconnected_cb=on_disconnect,
         reconnected_cb=on_reconnect,
         pending_size=64 * 1024 * 1024,
-    )
+    ))
+    watching = asyncio.ensure_future(refused.wait())
+    await asyncio.wait((connecting, watching), return_when=asyncio.FIRST_COMPLETED)
+    watching.cancel()
+    if refused.is_set() and not connecting.done():
+        connecting.cancel()
+        with contextlib.suppress(BaseException):
+            await connecting
+    if refused.is_set() and (connecting.cancelled() or connecting.exception() is not None):
+        raise CredentialsError(
+            f"NATS at {url} refused the {login.role} credentials (authorization violation): the seed does "
+            f"not match the server's authorization"
+        )
+    nc: NATS = connecting.result()
     return nc
 
 
-async def _ensure_stream(js: JetStreamContext, config: js_api.StreamConfig) -> None:
+def refused_login(exc: Exception) -> bool:
+    return isinstance(exc, nats_errors.AuthorizationError) or "authorization violation" in str(exc).lower()
+
+
+async def _ensure_stream(js: JetStreamContext, config: js_api.StreamConfig, owner: bool) -> None:
+    if not owner:
+        # Everyone else only creates what is missing: their grant holds no stream update (bus_access).
+        with contextlib.suppress(NotFoundError):
+            await js.stream_info(str(config.name))
+            return
     try:
         await js.add_stream(config)
     except BadRequestError:
-        # Exists with other settings: bring it to ours.
-        await js.update_stream(config)
+        if owner:  # exists with other settings: bring it to ours
+            await js.update_stream(config)
 
 
-async def provision(js: JetStreamContext, replicas: int = 1) -> None:
-    """Create (or bring up to date) every stream and bucket. Safe to run from every process at start."""
+async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True) -> None:
+    """Create every stream and bucket that is missing; the owner (the ledger) also brings each one to our
+    settings. Safe to run from every process at start."""
     await _ensure_stream(
         js,
         js_api.StreamConfig(
@@ -78,6 +145,7 @@ async def provision(js: JetStreamContext, replicas: int = 1) -> None:
             num_replicas=replicas,
             description="Every Benchwarmers event: the source of truth",
         ),
+        owner,
     )
     await _ensure_stream(
         js,
@@ -90,6 +158,7 @@ async def provision(js: JetStreamContext, replicas: int = 1) -> None:
             num_replicas=replicas,
             description="Provider calls waiting for a caller",
         ),
+        owner,
     )
     buckets = [
         # Route conversation ids, reserved by an atomic create; a clash draws again (C-12).

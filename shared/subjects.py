@@ -36,6 +36,14 @@ RPC_LEDGER_PACING = "bench.rpc.ledger.pacing"
 # Only callers hold provider keys, so a provider's model list (C-3) is fetched by a caller.
 RPC_CALLER_MODELS = "bench.rpc.caller.models"
 
+# Every service answers a ping here (`bench up` waits on it while the stack starts).
+HEALTH_PREFIX = "bench.rpc.health"
+
+
+def health_subject(service: str) -> str:
+    return f"{HEALTH_PREFIX}.{service}"
+
+
 SEATER_QUEUE = "seaters"
 LEDGER_QUEUE = "ledger"
 CALLER_QUEUE = "callers"
@@ -89,8 +97,10 @@ CONVERSATIONS_BUCKET = "bench_conversations"
 
 
 def relay_subject(instance: str, token: str) -> str:
-    """Where a caller relays one route call's frames: core NATS, to the one gateway that asked."""
-    return f"{RELAY_PREFIX}.{instance}.{token}"
+    """Where a caller relays one route call's frames: core NATS, to the one gateway that asked. The
+    instance is one token (a host name's dots become `_`), so `bench.relay.*.*` matches every relay and
+    `bench.relay.*.*.cancel` every cancel, in subscriptions and in the bus permissions alike."""
+    return f"{RELAY_PREFIX}.{instance.replace('.', '_')}.{token}"
 
 
 def relay_cancel_subject(relay: str) -> str:

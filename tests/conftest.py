@@ -22,7 +22,7 @@ def nats_server(tmp_path: Path) -> Iterator[NatsServer]:
 
 @pytest.fixture
 async def nc(nats_server: NatsServer) -> AsyncIterator[bus.NATS]:
-    conn = await bus.connect(nats_server.url, "test")
+    conn = await bus.connect(nats_server.url, "test", nats_server.login("admin"))
     await bus.provision(conn.jetstream())
     try:
         yield conn

@@ -77,7 +77,8 @@ def add(
     """Add or change an endpoint once the callers have listed its models (POST /api/endpoint).
 
     The key is not an argument: set BENCHWARMERS_KEY_<NAME> where the callers run. If the model list
-    fails, nothing is saved.
+    fails, nothing is saved. A saved endpoint keeps its base (the callers send its key there only): to
+    move it, remove it and add it again.
 
     Example:
 

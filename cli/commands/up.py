@@ -97,7 +97,8 @@ def up() -> None:
     running = running_pid(settings.home)
     if running is not None:
         raise CliError(f"bench up is already running here (pid {running}); bench down stops it")
-    stack = Stack(home=settings.home, port=settings.port, nats_url=settings.nats_url or None)
+    stack = Stack(home=settings.home, port=settings.port, nats_url=settings.nats_url or None,
+                  credentials=settings.nats_credentials)
     logs = settings.home / "logs"
     say(f"data: {settings.home}")
     say(f"logs: {logs}")
@@ -106,7 +107,7 @@ def up() -> None:
         try:
             stack.start(timeout=settings.start_timeout_s)
             nats = f"embedded, store {stack.nats.store}" if stack.nats else "external"
-            say(f"nats: {stack.nats_url} ({nats})")
+            say(f"nats: {stack.nats_url} ({nats}; credentials {stack.credentials_folder})")
             stdout.print(f"Benchwarmers is up at {stack.url} (OpenAI base URL {stack.url}/v1)", markup=False)
             say("Ctrl-C stops everything.")
             while True:

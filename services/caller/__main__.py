@@ -23,7 +23,7 @@ from shared import subjects
 from shared.bus import Projection
 from shared.config_state import ConfigState
 from shared.logging import setup_logging
-from shared.runtime import run, serve
+from shared.runtime import login_or_exit, run, serve
 from shared.settings import CallerSettings, instance_name
 
 
@@ -44,7 +44,7 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
     config = ConfigWait(projections[0])  # calls wait for the config position they were built on
     consumer = CallConsumer(nc, upstream, book, settings, instance, config)
     await consumer.start()
-    lister = await ModelLister(client, keys).serve(nc)
+    lister = await ModelLister(client, keys, book.config).serve(nc)  # saved bases from the fold
     relay = await RouteRelay(nc, RouteCaller(upstream), book, instance, config).start()
     structlog.get_logger("caller").info("caller_started", concurrency=settings.concurrency,
                                         ack_wait_s=settings.ack_wait_s, heartbeat_s=settings.heartbeat_s,
@@ -66,7 +66,8 @@ def main() -> None:
     settings = CallerSettings()
     setup_logging("caller", settings.log_level)
     instance = instance_name("caller")
-    run(serve("caller", instance, settings, lambda nc: start_caller(nc, settings, instance)))
+    login = login_or_exit("caller", settings)
+    run(serve("caller", instance, settings, login, lambda nc: start_caller(nc, settings, instance)))
 
 
 if __name__ == "__main__":

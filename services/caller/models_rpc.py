@@ -1,5 +1,6 @@
 """`bench.rpc.caller.models`: a caller fetches an endpoint's model list (C-3) for whoever asks, since only
-callers hold provider keys. Queue group `callers`: one replica answers each request."""
+callers hold provider keys. Queue group `callers`: one replica answers each request. A saved endpoint is
+listed only at the base saved in the caller's own config fold (`endpoint_base`), whatever a request names."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import httpx
 from nats.aio.client import Client as NATS
 from pydantic import ValidationError
 
+from services.caller.endpoint_base import REFUSALS, listing_refusal
 from services.caller.keys import KeyStore, is_loopback, missing_key
 from services.caller.listing import models_request, parse_models
 from services.caller.redaction import without_key
@@ -16,14 +18,15 @@ from services.caller.upstream import ReplyTooLarge, read_capped
 from services.caller.wire import bad_base, http_error_text
 from shared import bus, subjects
 from shared.commands import ListedModel, ModelsReply, ModelsRequest, RpcError
+from shared.config_state import ConfigState
 
 MAX_PAGES = 20
 LIST_TIMEOUT_S = 30.0
 
 
 class ModelLister:
-    def __init__(self, client: httpx.AsyncClient, keys: KeyStore) -> None:
-        self.client, self.keys = client, keys
+    def __init__(self, client: httpx.AsyncClient, keys: KeyStore, config: ConfigState) -> None:
+        self.client, self.keys, self.config = client, keys, config
 
     async def serve(self, nc: NATS) -> Any:
         return await bus.serve_rpc(nc, subjects.RPC_CALLER_MODELS, subjects.CALLER_QUEUE, self.handle)
@@ -34,6 +37,10 @@ class ModelLister:
         except ValidationError as exc:
             return failure(400, f"bad request: {exc.errors()[0]['msg']}")
         why = bad_base(req.models_url or req.base)
+        if why is None:
+            why = listing_refusal(self.config, req.endpoint, req.base, req.models_url)
+            if why:
+                REFUSALS.note(req.endpoint, req.base, "listing")
         key = self.keys.key_for(req.endpoint)
         if why is None and key is None and not is_loopback(req.base):
             why = missing_key(req.endpoint)

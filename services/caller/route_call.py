@@ -133,7 +133,7 @@ class RouteCaller:
     async def _with_retries(self, seat: SeatCall, window_end: float, progress: Progress, tally: Tally,
                             open_attempt: Attempt) -> CallOutcome:
         key = self.upstream.keys.key_for(seat.endpoint)
-        refusal = Upstream._refusal(seat, key)
+        refusal = self.upstream.refusal(seat, key)
         if refusal:
             return client_failed(refusal)
         adapter = ADAPTERS[seat.api]

@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from services.caller.endpoint_base import is_base_refusal
 from services.caller.outcome import CallOutcome, CallReport, Usage, no_answer_text, seat_result
 from services.caller.paid_guard import is_held
 from services.caller.rate_limits import cooldown_until
@@ -66,8 +67,8 @@ def seat_identity(call: SeatCall) -> dict[str, Any]:
 
 def cooldown_started(call: SeatCall, error: str, now: datetime) -> CooldownStarted | None:
     """L-3: a failed call whose text says rate limit rests the model until the stated wait (else 30 min).
-    The free-tier guard's refusal never does, whatever its alert's message says."""
-    rest = None if is_held(error) else cooldown_until(error, now)
+    Neither the free-tier guard's refusal nor a refused base ever does, whatever words they carry."""
+    rest = None if is_held(error) or is_base_refusal(error) else cooldown_until(error, now)
     if rest is None:
         return None
     until, why = rest

@@ -21,6 +21,7 @@ import httpx
 from httpx_aiohttp import AiohttpTransport, HttpxAiohttpClient
 
 from services.caller.adapters import ADAPTERS, Adapter
+from services.caller.endpoint_base import REFUSALS, base_refusal
 from services.caller.keys import KeyStore, is_loopback, missing_key
 from services.caller.outcome import CallOutcome, CallReport, Tally, client_failed, no_answer_text
 from services.caller.pacer import Pacer, Ticket
@@ -86,7 +87,7 @@ class Upstream:
     async def call(self, call: SeatCall) -> CallReport:
         started = time.monotonic()
         key = self.keys.key_for(call.endpoint)
-        refusal = self._refusal(call, key)
+        refusal = self.refusal(call, key)
         if refusal:
             return CallReport(client_failed(refusal), 0, None, time.monotonic() - started)
         tally, open_attempt = Tally(), Attempt()
@@ -101,12 +102,16 @@ class Upstream:
         return CallReport(outcome, tally.attempts, tally.usage, time.monotonic() - started,
                           tally.paced, round(tally.waited_s, 3), tally.quotas)
 
-    @staticmethod
-    def _refusal(call: SeatCall, key: str | None) -> str | None:
+    def refusal(self, call: SeatCall, key: str | None) -> str | None:
+        """Why the call is not sent at all (nothing paced, no request); None when it may go."""
         if call.api not in ADAPTERS:
             return f"api {call.api!r} is not supported (one of {', '.join(ADAPTERS)})"
         why = bad_base(call.base)
         if why:
+            return why
+        why = base_refusal(self.pacer.book.config, call.endpoint, call.base)
+        if why:
+            REFUSALS.note(call.endpoint, call.base, call.purpose)
             return why
         if key is None and not is_loopback(call.base):
             return missing_key(call.endpoint)

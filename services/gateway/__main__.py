@@ -9,6 +9,7 @@ import uvicorn
 from services.gateway.allow import startup_problems
 from services.gateway.app import create_app
 from shared.logging import setup_logging
+from shared.runtime import login_or_exit
 from shared.settings import GatewaySettings
 
 
@@ -20,8 +21,10 @@ def main() -> None:
         for problem in problems:
             print(f"gateway: {problem}", file=sys.stderr)
         raise SystemExit(2)
+    login = login_or_exit("gateway", settings)
     uvicorn.run(
-        create_app(settings), host=settings.bind, port=settings.port, access_log=False, log_config=None,
+        create_app(settings, login), host=settings.bind, port=settings.port, access_log=False,
+        log_config=None,
         timeout_graceful_shutdown=5, lifespan="on",
     )
 

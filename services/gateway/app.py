@@ -26,20 +26,21 @@ from services.gateway.routes.extras import extra_endpoint
 from services.gateway.routes.fallback import is_gateway_path, not_found, shown_path
 from services.gateway.routes.generate import generation_endpoint
 from shared import bus, subjects
+from shared.bus_credentials import BusLogin
 from shared.config_state import ConfigState
 from shared.settings import GatewaySettings, instance_name
 
 log = structlog.get_logger("gateway")
 
 
-def create_app(settings: GatewaySettings, instance: str | None = None) -> FastAPI:
+def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None = None) -> FastAPI:
     name = instance or instance_name("gateway")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        nc = await bus.connect(settings.nats_url, name)
+        nc = await bus.connect(settings.nats_url, name, login)
         js = nc.jetstream()
-        await bus.provision(js, settings.replicas)
+        await bus.provision(js, settings.replicas, owner=False)
         config = ConfigState()
         projection = bus.Projection(js, subjects.CONFIG, config.apply, name="gateway-config")
         await projection.start()

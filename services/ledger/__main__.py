@@ -17,13 +17,14 @@ from services.ledger import rpc
 from services.ledger.ledger import REBUILD_WAIT_S, Ledger
 from services.ledger.store import LedgerFileBusy, discard
 from shared import bus
+from shared.bus_credentials import BusLogin
 from shared.logging import setup_logging
+from shared.runtime import login_or_exit, serve
 from shared.runtime import run as run_service
-from shared.runtime import serve
 from shared.settings import LedgerSettings, instance_name
 
 
-async def run(settings: LedgerSettings) -> None:
+async def run(settings: LedgerSettings, login: BusLogin) -> None:
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max, settings.linger_s,
                         settings.duckdb_threads)
@@ -37,13 +38,13 @@ async def run(settings: LedgerSettings) -> None:
 
         return stop
 
-    await serve("ledger", instance_name("ledger"), settings, start)
+    await serve("ledger", instance_name("ledger"), settings, login, start)
 
 
-async def rebuild_offline(settings: LedgerSettings) -> dict[str, object]:
+async def rebuild_offline(settings: LedgerSettings, login: BusLogin) -> dict[str, object]:
     """Replay the whole stream into a new file, then close it."""
     path = settings.database()
-    nc = await bus.connect(settings.nats_url, instance_name("ledger-rebuild"))
+    nc = await bus.connect(settings.nats_url, instance_name("ledger-rebuild"), login)
     try:
         js = nc.jetstream()
         await bus.provision(js, settings.replicas)
@@ -65,9 +66,10 @@ async def rebuild_offline(settings: LedgerSettings) -> dict[str, object]:
 def main(argv: list[str]) -> int:
     settings = LedgerSettings()
     setup_logging("ledger", settings.log_level)
+    login = login_or_exit("ledger", settings)
     if argv[:1] == ["rebuild"]:
         try:
-            print(json.dumps(asyncio.run(rebuild_offline(settings))))
+            print(json.dumps(asyncio.run(rebuild_offline(settings, login))))
         except LedgerFileBusy as exc:
             print(f"a ledger is running ({exc}); rebuild it with `bench ledger rebuild`", file=sys.stderr)
             return 2
@@ -75,7 +77,7 @@ def main(argv: list[str]) -> int:
     if argv:
         print("usage: python -m services.ledger [rebuild]", file=sys.stderr)
         return 2
-    run_service(run(settings))
+    run_service(run(settings, login))
     return 0
 
 

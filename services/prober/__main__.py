@@ -11,7 +11,7 @@ from nats.aio.client import Client as NATS
 from services.prober.schedule import parse_mode
 from services.prober.scheduler import Scheduler
 from shared.logging import setup_logging
-from shared.runtime import run, serve
+from shared.runtime import login_or_exit, run, serve
 from shared.settings import ProberSettings, instance_name
 
 
@@ -41,7 +41,7 @@ def main() -> None:
         return stop
 
     log.info("prober_starting", scheduler=mode.value)
-    run(serve("prober", instance_name("prober"), settings, start))
+    run(serve("prober", instance_name("prober"), settings, login_or_exit("prober", settings), start))
 
 
 if __name__ == "__main__":

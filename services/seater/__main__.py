@@ -9,7 +9,7 @@ from nats.aio.client import Client as NATS
 from services.seater.route_rpc import RouteRanker
 from services.seater.service import Seater
 from shared.logging import setup_logging
-from shared.runtime import run, serve
+from shared.runtime import login_or_exit, run, serve
 from shared.settings import SeaterSettings, instance_name
 
 
@@ -29,7 +29,7 @@ def main() -> None:
 
         return stop
 
-    run(serve("seater", instance, settings, start))
+    run(serve("seater", instance, settings, login_or_exit("seater", settings), start))
 
 
 if __name__ == "__main__":

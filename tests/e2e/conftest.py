@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import nats
 import pytest
 
 from cli.stack import Stack
-from shared import subjects
+from shared import bus, subjects
+from shared.bus_access import ADMIN
 from shared.natsserver import free_port
 from tests.fakes.provider import FakeProvider
 
@@ -99,12 +99,18 @@ def stack(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) -> I
         yield stack
 
 
-def events_on(nats_url: str, subject: str) -> tuple[int, int]:
+async def admin_bus(stack: Stack) -> bus.NATS:
+    """A connection to the stack's bus with the operator's (`admin`) credentials, for a test's look."""
+    assert stack.nats_url
+    return await bus.connect(stack.nats_url, "test-admin", stack.login(ADMIN))
+
+
+def events_on(stack: Stack, subject: str) -> tuple[int, int]:
     """How many events the stream holds on `subject`, and the sequence of the last (a read of the source
     of truth)."""
 
     async def read() -> tuple[int, int]:
-        nc = await nats.connect(nats_url)
+        nc = await admin_bus(stack)
         try:
             js = nc.jetstream()
             info = await js.stream_info(subjects.EVENTS_STREAM, subjects_filter=subject)

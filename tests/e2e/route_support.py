@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import nats
 
 from cli.stack import Stack
 from shared import subjects
 from shared.events import decode_event
 from shared.natsserver import free_port
-from tests.e2e.conftest import Admin, running
+from tests.e2e.conftest import Admin, admin_bus, running
 from tests.fakes.provider import FakeProvider
 
 FIRST_PIECE_S = 2.0
@@ -105,11 +104,11 @@ def stream_raw(url: str, path: str, body: dict[str, Any]) -> tuple[httpx.Respons
         return resp, "".join(resp.iter_text())
 
 
-def stream_events(nats_url: str, subject: str) -> list[Any]:
+def stream_events(stack: Stack, subject: str) -> list[Any]:
     """Every event the stream holds on `subject` (a wildcard is fine), oldest first: the source of truth."""
 
     async def read() -> list[Any]:
-        nc = await nats.connect(nats_url)
+        nc = await admin_bus(stack)
         try:
             js = nc.jetstream()
             sub = await js.subscribe(subject, ordered_consumer=True, stream=subjects.EVENTS_STREAM)

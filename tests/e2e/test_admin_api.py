@@ -111,7 +111,7 @@ def test_a82_a_bad_collection_is_refused_with_every_reason_and_nothing_written(
     http: httpx.Client, stack: Stack
 ) -> None:
     assert stack.nats_url
-    before = events_on(stack.nats_url, subjects.CONFIG)
+    before = events_on(stack, subjects.CONFIG)
     errors = refused(
         http.post(
             "/api/collection",
@@ -126,7 +126,7 @@ def test_a82_a_bad_collection_is_refused_with_every_reason_and_nothing_written(
         )
     )
     assert len(errors) == 6
-    assert events_on(stack.nats_url, subjects.CONFIG) == before
+    assert events_on(stack, subjects.CONFIG) == before
     assert refused(http.post("/api/collection", json={"name": "adm-empty", "members": []})) == [
         "a collection needs at least one member"
     ]

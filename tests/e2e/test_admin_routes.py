@@ -55,11 +55,11 @@ def collection(http: httpx.Client, name: str) -> dict[str, Any]:
 
 def test_a96_an_endpoint_whose_model_list_fails_is_not_saved(http: httpx.Client, stack: Stack) -> None:
     assert stack.nats_url
-    before = events_on(stack.nats_url, subjects.CONFIG)
+    before = events_on(stack, subjects.CONFIG)
     dead = f"http://127.0.0.1:{free_port()}/v1"
     why = errors(http.post("/api/endpoint", json={"name": "adr-dead", "base": dead}))
     assert "nothing was saved" in why and "BENCHWARMERS_KEY_ADR_DEAD" in why
-    assert events_on(stack.nats_url, subjects.CONFIG) == before
+    assert events_on(stack, subjects.CONFIG) == before
     assert "adr-dead" not in {e["name"] for e in ok(http.get("/api/endpoints"))["endpoints"]}
 
 
@@ -67,12 +67,12 @@ def test_a96_a_test_lists_and_saves_nothing_and_no_key_is_ever_returned_or_store
     http: httpx.Client, stack: Stack, provider: FakeProvider
 ) -> None:
     assert stack.nats_url
-    before = events_on(stack.nats_url, subjects.CONFIG)
+    before = events_on(stack, subjects.CONFIG)
     tested = ok(
         http.post("/api/endpoint", json={"name": "adr-test", "base": provider.base_url, "test": True})
     )
     assert tested["saved"] is False and tested["listing"]["count"] >= 0
-    assert events_on(stack.nats_url, subjects.CONFIG) == before
+    assert events_on(stack, subjects.CONFIG) == before
     key = ok(http.post("/api/endpoint/key", json={"name": "fake"}))
     assert key["stored"] is False and "BENCHWARMERS_KEY_FAKE" in key["message"]
     listed = ok(http.post("/api/endpoint/test", json={"name": "fake"}))

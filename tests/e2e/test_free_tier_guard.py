@@ -124,7 +124,7 @@ def test_bad_alerts_and_allow_lists_are_refused_and_nothing_is_written(
     http: httpx.Client, stack: Stack
 ) -> None:
     assert stack.nats_url
-    before = events_on(stack.nats_url, subjects.CONFIG)
+    before = events_on(stack, subjects.CONFIG)
     assert "unknown kind 'pricey'" in refused(http.post("/api/alerts", json={
         "key": paid_key(HELD), "kind": "pricey", "message": "m"}))
     assert "is not an alert key" in refused(http.post("/api/alerts", json={"key": f"paid:{HELD}",
@@ -135,7 +135,7 @@ def test_bad_alerts_and_allow_lists_are_refused_and_nothing_is_written(
     assert "no alert is up" in refused(http.delete(f"/api/alerts/{paid_key('nobody')}"), 404)
     assert "is not an alert key" in refused(http.delete("/api/alerts/whatever"))
     assert '"allow_paid"' in refused(http.post("/api/allow-paid", json={"allow_paid": ["two words"]}))
-    assert events_on(stack.nats_url, subjects.CONFIG) == before
+    assert events_on(stack, subjects.CONFIG) == before
 
 
 def route_usage(http: httpx.Client, alias: str) -> list[dict[str, Any]]:

@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import nats
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from cli.stack import Stack
 from shared import subjects
-from tests.e2e.conftest import Admin, logs_on_failure
+from tests.e2e.conftest import Admin, admin_bus, logs_on_failure
 
 UNKNOWN = "bench/fuzz-nope"
 TINY = "bench/fuzz-tiny"
@@ -366,9 +365,9 @@ class EventCount:
     """The event stream's last sequence (it grows with every event stored), read on one connection kept for
     the module."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, stack: Stack) -> None:
         self.loop = asyncio.new_event_loop()
-        self.nc = self.loop.run_until_complete(nats.connect(url))
+        self.nc = self.loop.run_until_complete(admin_bus(stack))
 
     def __call__(self) -> int:
         info = self.loop.run_until_complete(self.nc.jetstream().stream_info(subjects.EVENTS_STREAM))
@@ -412,7 +411,7 @@ def env(stack: Stack) -> Iterator[Env]:
     admin = Admin(stack.url)
     admin.model("fuzz-tiny-m", ad_hoc=True, context_window=10)
     admin.collection("fuzz-tiny", ["fuzz-tiny-m"])
-    count = EventCount(stack.nats_url)
+    count = EventCount(stack)
     try:
         with logs_on_failure(stack.home), httpx.Client(base_url=stack.url, timeout=60) as http:
             names = {

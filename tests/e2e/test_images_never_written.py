@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
-import nats
 import pytest
 from google.genai import types as genai_types
 
 from cli.stack import Stack
 from shared import subjects
 from tests.e2e.clients import Clients, clients
-from tests.e2e.conftest import Admin, events_on, logs_on_failure, wait_until
+from tests.e2e.conftest import Admin, admin_bus, events_on, logs_on_failure, wait_until
 from tests.fakes.provider import FakeProvider
 
 PIXELS = b"\x89PNG\r\n\x1a\n" + b"PLANTED-PIXELS-" * 40
@@ -132,11 +131,10 @@ def ask_every_format(sdk: Clients) -> dict[str, tuple[str, bool]]:
 def planted(env: Env) -> dict[str, tuple[str, bool]]:
     asked = ask_every_format(env.sdk)
     panels = seat_panels(env)
-    nats_url = env.stack.nats_url
-    assert nats_url and len(panels) == len(asked)
+    assert len(panels) == len(asked)
     for panel in panels:  # each panel's log line goes out after its reply
         subject = subjects.panel_subject(panel)
-        wait_until(lambda: events_on(nats_url, subject)[0] == 2, what=f"{panel} logged")  # noqa: B023
+        wait_until(lambda: events_on(env.stack, subject)[0] == 2, what=f"{panel} logged")  # noqa: B023
     return asked
 
 
@@ -153,8 +151,7 @@ def stream_events(env: Env) -> list[dict[str, Any]]:
     """Every event in `BENCH_EVENTS`, as stored, in order."""
 
     async def read() -> list[dict[str, Any]]:
-        assert env.stack.nats_url
-        nc = await nats.connect(env.stack.nats_url)
+        nc = await admin_bus(env.stack)
         try:
             js = nc.jetstream()
             info = await js.stream_info(subjects.EVENTS_STREAM)
@@ -246,8 +243,7 @@ def test_a72_the_work_queue_keeps_no_call(env: Env, planted: dict[str, tuple[str
     """The image rode on SeatCalls, which the callers consumed: the work queue holds none of them now."""
 
     async def waiting() -> int:
-        assert env.stack.nats_url
-        nc = await nats.connect(env.stack.nats_url)
+        nc = await admin_bus(env.stack)
         try:
             info = await nc.jetstream().stream_info(subjects.CALLS_STREAM)
             return int(info.state.messages)
@@ -259,8 +255,7 @@ def test_a72_the_work_queue_keeps_no_call(env: Env, planted: dict[str, tuple[str
 
 def ledger_caught_up(stack: Stack) -> bool:
     async def check() -> bool:
-        assert stack.nats_url
-        nc = await nats.connect(stack.nats_url)
+        nc = await admin_bus(stack)
         try:
             last = (await nc.jetstream().stream_info(subjects.EVENTS_STREAM)).state.last_seq
             reply = await nc.request(subjects.RPC_LEDGER_STATUS, b"{}", timeout=10)

@@ -225,11 +225,11 @@ def test_a10_a_verdict_is_recorded_once(env: Env, mixed_panel: dict[str, Any]) -
     assert first.status_code == 200, first.text
     assert first.json()["ok"] is True and first.json()["recorded"]
     assert env.stack.nats_url
-    stored = events_on(env.stack.nats_url, subjects.verdict_subject(call))
+    stored = events_on(env.stack, subjects.verdict_subject(call))
     assert stored[0] == 1
     again = verdict(env, body)
     assert again.status_code == 200 and again.json()["ok"] is True
-    assert events_on(env.stack.nats_url, subjects.verdict_subject(call)) == stored
+    assert events_on(env.stack, subjects.verdict_subject(call)) == stored
 
 
 def test_a11_bad_verdicts_are_refused(env: Env, mixed_panel: dict[str, Any]) -> None:
@@ -383,9 +383,7 @@ def test_s7_a_client_that_hangs_up_stops_nothing(env: Env) -> None:
                 panel = found.group(0)
                 break
     assert panel  # the heading came, then this client hung up while the seat was still thinking
-    nats_url = env.stack.nats_url
-    assert nats_url
     wait_until(
-        lambda: events_on(nats_url, subjects.panel_subject(panel))[0] == 2, what="the panel's log line"
+        lambda: events_on(env.stack, subjects.panel_subject(panel))[0] == 2, what="the panel's log line"
     )
-    assert events_on(nats_url, subjects.seat_subject(f"{panel}.member1"))[0] == 1
+    assert events_on(env.stack, subjects.seat_subject(f"{panel}.member1"))[0] == 1

@@ -246,10 +246,10 @@ def test_a56_a57_one_offload_per_answering_model_and_a_record_per_turn(rig: Rig)
     assert (second["alias"], third["alias"]) == (other, other)  # the conversation's model is whoever answered
     assert (second["call"], third["call"]) == (f"{conv}.2", f"{conv}.2")
 
-    offloads = stream_events(rig.stack.nats_url or "", f"{subjects.SEAT_PREFIX}.{conv}.*")
+    offloads = stream_events(rig.stack, f"{subjects.SEAT_PREFIX}.{conv}.*")
     assert sorted((e.call, e.alias, e.purpose) for e in offloads) == [
         (f"{conv}.1", answering, "route"), (f"{conv}.2", other, "route")]
-    records = stream_events(rig.stack.nats_url or "", subjects.route_subject(conv))
+    records = stream_events(rig.stack, subjects.route_subject(conv))
     assert [(r.turn, r.alias, r.status, r.task) for r in records] == [
         (1, answering, "ok", "fix the flaky test"), (2, other, "ok", "fix the flaky test"),
         (3, other, "ok", "fix the flaky test")]

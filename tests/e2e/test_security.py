@@ -19,13 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import nats
 import pytest
 
 from cli.stack import Child, Stack
 from shared import subjects
 from shared.natsserver import free_port
-from tests.e2e.conftest import running, wait_until
+from tests.e2e.conftest import admin_bus, running, wait_until
 from tests.fakes.provider import FakeProvider
 
 TOKEN = "admin-token-for-tests-0123"
@@ -332,7 +331,7 @@ def test_a67_a_key_is_never_stored_only_its_hash(secured: Secured) -> None:
     auth = {"authorization": f"Bearer {key}"}
     assert httpx.post(secured.a + CHAT, json=ask(), headers=auth, timeout=60).status_code == 200
     assert httpx.get(secured.a + "/v1beta/models", params={"key": key}).status_code == 200
-    stored = asyncio.run(_everything_on_the_bus(str(secured.stack.nats_url)))
+    stored = asyncio.run(_everything_on_the_bus(secured.stack))
     assert key not in stored
     listed = secured.admin.get("/api/gateway-keys").json()["keys"]
     row = next(k for k in listed if k["name"] == "sec-stored")
@@ -342,9 +341,9 @@ def test_a67_a_key_is_never_stored_only_its_hash(secured: Secured) -> None:
         assert key not in log.read_text(errors="replace"), log.name
 
 
-async def _everything_on_the_bus(url: str) -> str:
+async def _everything_on_the_bus(stack: Stack) -> str:
     """Every event and every key-rates entry, as text."""
-    nc = await nats.connect(url)
+    nc = await admin_bus(stack)
     try:
         js = nc.jetstream()
         texts = []
@@ -431,13 +430,13 @@ def test_a_panel_asked_with_a_key_is_recorded_under_the_keys_name(secured: Secur
     reply = httpx.post(secured.b + CHAT, json=ask(), headers=auth, timeout=60)
     assert reply.status_code == 200
     panel = reply.json()["bench"]["panel"]
-    recorded = asyncio.run(_panel_events(str(secured.stack.nats_url), panel))
+    recorded = asyncio.run(_panel_events(secured.stack, panel))
     assert {e["type"]: e["key"] for e in recorded} == {"panel_seated": "sec-recorded",
                                                        "panel_answered": "sec-recorded"}
 
 
-async def _panel_events(url: str, panel: str) -> list[dict[str, Any]]:
-    nc = await nats.connect(url)
+async def _panel_events(stack: Stack, panel: str) -> list[dict[str, Any]]:
+    nc = await admin_bus(stack)
     try:
         sub = await nc.jetstream().subscribe(subjects.panel_subject(panel), ordered_consumer=True)
         events: list[dict[str, Any]] = []

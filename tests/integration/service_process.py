@@ -11,20 +11,29 @@ from pathlib import Path
 from typing import Any, Self
 
 from shared import processes
+from shared.natsserver import NatsServer
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def bus_env(nats: NatsServer) -> dict[str, str]:
+    """Where a service process finds the test's NATS and its own role's seed there."""
+    env = {"NATS_URL": nats.url, "BENCH_NATS_CREDENTIALS": str(nats.credentials_folder)}
+    if nats.tls is not None:
+        env["BENCH_NATS_TLS_CA"] = str(nats.tls.ca)
+    return env
 
 
 class ServiceProcess:
     """One service as a real process with its own log file (`<log_name>.log`, by default the service's
     name), stopped by PID."""
 
-    def __init__(self, service: str, nats_url: str, home: Path, env: dict[str, str] | None = None,
+    def __init__(self, service: str, nats: NatsServer, home: Path, env: dict[str, str] | None = None,
                  log_name: str | None = None) -> None:
         self.service = service
         self.log_path = home / "logs" / f"{log_name or service}.log"
-        self.env = {**os.environ, "NATS_URL": nats_url, "BENCHWARMERS_HOME": str(home),
-                    "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.env = {**os.environ, **bus_env(nats), "BENCHWARMERS_HOME": str(home), "PYTHONUNBUFFERED": "1",
+                    **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property

@@ -16,7 +16,9 @@ def models_on(name: str, state: ConfigState) -> list[str]:
 
 
 def save_checked(body: dict[str, Any]) -> Rule:
-    """O-5: a base change is refused while models are registered on it; `api` is set on new endpoints only."""
+    """O-5: a saved endpoint keeps its base (the callers send its key only to its saved base, so its list at
+    another base, which a save needs first, would be refused: it is removed and added again instead); `api`
+    is set on new endpoints only."""
     plain = save_endpoint(body)
 
     def rule(state: ConfigState, event_id: str) -> ConfigEvent:
@@ -31,6 +33,9 @@ def save_checked(body: dict[str, Any]) -> Rule:
             if event.base != current.base and on_it:
                 errors.append(f"{current.name} serves {', '.join(on_it)}: its base cannot change while "
                               "models are registered on it (retire them, or add a new endpoint)")
+            elif event.base != current.base:
+                errors.append(f"{current.name}'s base cannot change: the callers send its key only to its "
+                              "saved base, so remove it and add it again with the new base")
             if "api" in body and event.api != current.api:
                 errors.append(f'"api" is set when an endpoint is added; {current.name} stays {current.api}')
             if "api" not in body:

@@ -101,7 +101,7 @@ async def wait_until(check: Callable[[], Any], within: float = 20.0) -> Any:
 
 
 def caller_env() -> dict[str, str]:
-    return {"BENCHWARMERS_KEY_FAKE": KEY}
+    return {"BENCHWARMERS_KEY_FAKE": KEY, "BENCHWARMERS_KEY_FAKE_GEMINI": KEY}
 
 
 async def test_a_seat_call_becomes_one_seat_completed(
@@ -239,7 +239,7 @@ async def test_the_caller_keeps_taking_calls_after_a_nats_restart(
 ) -> None:
     caller = callers(caller_env())
     nats_server.restart()
-    nc = await bus.connect(nats_server.url, "test-after-restart")
+    nc = await bus.connect(nats_server.url, "test-after-restart", nats_server.login("admin"))
     try:
         call = seat_call(provider, "s-restart")
         await wait_until(lambda: "nats_reconnected" in caller.log())

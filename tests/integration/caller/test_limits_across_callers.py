@@ -14,7 +14,7 @@ from shared import bus, subjects
 from shared.commands import ModelsReply, ModelsRequest, SeatCall
 from shared.events import LimitsSaved, SeatCompleted, decode_event
 from tests.fakes.provider import FakeProvider
-from tests.integration.caller.conftest import CallerProcess
+from tests.integration.caller.conftest import CallerProcess, endpoint_of
 from tests.integration.caller.test_caller_service import KEY, caller_env, send, stored_events, wait_until
 
 REFUSED = "Error: client failed: rate limit (not sent; paced by the bench): "
@@ -28,7 +28,7 @@ def seat(provider: FakeProvider, panel: str, n: int, served: str, connection: st
         "seat": "member",
         "alias": f"alias-{served}",
         "served": served,
-        "endpoint": "fake",
+        "endpoint": endpoint_of(api),
         "base": provider.base_for(api),
         "api": api,
         "connection": connection,
@@ -146,7 +146,7 @@ async def test_callers_answer_the_model_listing_for_each_kind(
 
     async def listing(api: str, **over: str) -> ModelsReply:
         req = ModelsRequest.model_validate(
-            {"endpoint": "fake", "base": provider.base_for(api), "api": api, **over}
+            {"endpoint": endpoint_of(api), "base": provider.base_for(api), "api": api, **over}
         )
         msg = await nc.request(subjects.RPC_CALLER_MODELS, req.model_dump_json().encode(), timeout=10)
         return ModelsReply.model_validate_json(msg.data)

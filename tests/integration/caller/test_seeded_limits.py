@@ -25,7 +25,7 @@ MODELS = ("seed-a", "seed-b")
 
 @pytest.fixture
 async def ledger(nats_server: NatsServer, nc: bus.NATS, tmp_path: Path) -> AsyncIterator[LedgerProcess]:
-    proc = LedgerProcess(nats_server.url, tmp_path / "ledger")
+    proc = LedgerProcess(nats_server, tmp_path / "ledger")
     await proc.start(nc)
     try:
         yield proc

@@ -155,28 +155,27 @@ async def test_a_hanging_provider_hits_the_deadline(provider: FakeProvider, upst
     assert time.monotonic() - started < 5
 
 
-async def test_missing_key_is_refused_without_sending(provider: FakeProvider, upstream: Upstream) -> None:
+async def test_missing_key_is_refused_without_sending(provider: FakeProvider, rig: Rig) -> None:
+    rig.save("open-router", "https://openrouter.invalid/api/v1")
     call = seat_call(provider, "u-remote", endpoint="open-router", base="https://openrouter.invalid/api/v1")
-    report = await upstream.call(call)
+    report = await rig.upstream.call(call)
     assert report.outcome.error == "Error: client failed: missing key: set BENCHWARMERS_KEY_OPEN_ROUTER"
     assert report.attempts == 0
 
 
-async def test_loopback_endpoint_without_key_sends_no_authorization(
-    provider: FakeProvider, upstream: Upstream
-) -> None:
-    report = await upstream.call(seat_call(provider, "u-local", endpoint="ollama"))
+async def test_loopback_endpoint_without_key_sends_no_authorization(provider: FakeProvider, rig: Rig) -> None:
+    rig.save("ollama", provider.base_url)
+    report = await rig.upstream.call(seat_call(provider, "u-local", endpoint="ollama"))
     assert report.outcome.error == ""
     [sent] = sent_for(provider, "u-local")
     assert "authorization" not in sent["headers"]
 
 
-async def test_connection_refused_is_retried_then_reported(
-    upstream: Upstream, provider: FakeProvider
-) -> None:
+async def test_connection_refused_is_retried_then_reported(rig: Rig, provider: FakeProvider) -> None:
     from shared.natsserver import free_port
 
-    call = seat_call(provider, "u-down", base=f"http://127.0.0.1:{free_port()}/v1")
-    report = await upstream.call(call)
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    rig.save("down", down)
+    report = await rig.upstream.call(seat_call(provider, "u-down", endpoint="down", base=down))
     assert report.attempts == 3 and report.outcome.connection_failed
     assert report.outcome.error.startswith("Error: client failed: connection error")

@@ -12,7 +12,7 @@ from services.caller.upstream import Upstream
 from shared.commands import SeatCall
 from tests.fakes.provider import FakeProvider
 from tests.integration.caller.conftest import UPSTREAM_KEY as KEY
-from tests.integration.caller.conftest import Rig
+from tests.integration.caller.conftest import Rig, endpoint_of
 
 KINDS = ("anthropic", "gemini", "responses")
 AUTH = {
@@ -35,7 +35,7 @@ def seat_call(provider: FakeProvider, api: str, served: str, **over: Any) -> Sea
         "seat": "member",
         "alias": served,
         "served": served,
-        "endpoint": "fake",
+        "endpoint": endpoint_of(api),
         "base": provider.base_for(api),
         "api": api,
         "connection": f"fake-{api}",

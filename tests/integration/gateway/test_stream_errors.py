@@ -31,7 +31,7 @@ def gateway(nats_server: NatsServer, tmp_path: Path) -> Iterator[Stack]:
     """The gateway alone, with a grace of 0.2 s and keep-alives every 0.1 s."""
 
     async def configure() -> None:
-        nc = await bus.connect(nats_server.url, "test-config")
+        nc = await bus.connect(nats_server.url, "test-config", nats_server.login("admin"))
         js = nc.jetstream()
         await bus.provision(js)
         await bus.publish_event(js, EndpointSaved(id="cfg:e", name="fake", base="http://127.0.0.1:9/v1"))
@@ -44,6 +44,7 @@ def gateway(nats_server: NatsServer, tmp_path: Path) -> Iterator[Stack]:
         home=tmp_path / "home",
         port=free_port(),
         nats_url=nats_server.url,
+        credentials=nats_server.credentials_folder,
         replicas={"ledger": 0, "seater": 0, "caller": 0, "prober": 0},
         extra_env={"BENCH_STREAM_GRACE_S": "0.2", "BENCH_KEEPALIVE_S": "0.1"},
     )

@@ -16,7 +16,7 @@ from tests.integration.ledger.process import LedgerProcess
 
 @pytest.fixture
 async def ledger(nats_server: NatsServer, nc: bus.NATS, tmp_path: Path) -> AsyncIterator[LedgerProcess]:
-    proc = LedgerProcess(nats_server.url, tmp_path / "home")
+    proc = LedgerProcess(nats_server, tmp_path / "home")
     await proc.start(nc)
     try:
         yield proc

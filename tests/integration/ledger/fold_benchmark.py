@@ -42,7 +42,7 @@ def rate(count: int, seconds: float) -> str:
 async def through_nats(raw: list[bytes], workdir: Path, batch_max: int) -> float:
     server = NatsServer(store=workdir / "nats").start()
     try:
-        nc = await bus.connect(server.url, "fold-benchmark")
+        nc = await bus.connect(server.url, "fold-benchmark", server.login("admin"))
         js = nc.jetstream()
         await bus.provision(js)
         for data in raw:

@@ -18,16 +18,18 @@ from services.ledger.fold import fold_batch
 from services.ledger.store import Store
 from shared import bus, subjects
 from shared.events import EventBase
-from shared.runtime import health_subject
+from shared.natsserver import NatsServer
+from shared.subjects import health_subject
+from tests.integration.service_process import bus_env
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 class LedgerProcess:
-    def __init__(self, url: str, home: Path, **env: str) -> None:
+    def __init__(self, nats: NatsServer, home: Path, **env: str) -> None:
         self.home = home
         self.db = home / "ledger.duckdb"
-        self.env = {**os.environ, "NATS_URL": url, "BENCHWARMERS_HOME": str(home), "PYTHONPATH": str(ROOT),
+        self.env = {**os.environ, **bus_env(nats), "BENCHWARMERS_HOME": str(home), "PYTHONPATH": str(ROOT),
                     "PYTHONUNBUFFERED": "1", **env}
         self.runs = 0
         self.child: Child | None = None

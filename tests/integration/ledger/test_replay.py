@@ -157,7 +157,7 @@ async def test_killed_mid_fold_every_event_is_applied_exactly_once(
     info = await js.stream_info(subjects.EVENTS_STREAM)
     assert info.state.messages == count
 
-    ledger = LedgerProcess(nats_server.url, home, BENCH_LOG_LEVEL="DEBUG", BENCH_BATCH_MAX="500")
+    ledger = LedgerProcess(nats_server, home, BENCH_LOG_LEVEL="DEBUG", BENCH_BATCH_MAX="500")
     try:
         child = await ledger.start(nc)
         end = time.monotonic() + 60

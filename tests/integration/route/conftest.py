@@ -44,7 +44,7 @@ def services(
     started: dict[str, ServiceProcess] = {}
     try:
         for name in ("seater", "caller"):
-            started[name] = ServiceProcess(name, route_nats.url, home, env).start()
+            started[name] = ServiceProcess(name, route_nats, home, env).start()
         yield started
     finally:
         for process in started.values():
@@ -57,7 +57,7 @@ def settings() -> GatewaySettings:
 
 @pytest.fixture
 async def gateway(route_nats: NatsServer, services: dict[str, ServiceProcess]) -> AsyncIterator[Gateway]:
-    gw = await Gateway.open(route_nats.url, "gateway-a", settings())
+    gw = await Gateway.open(route_nats, "gateway-a", settings())
     try:
         yield gw
     finally:
@@ -66,7 +66,7 @@ async def gateway(route_nats: NatsServer, services: dict[str, ServiceProcess]) -
 
 @pytest.fixture
 async def gateway_b(route_nats: NatsServer, services: dict[str, ServiceProcess]) -> AsyncIterator[Gateway]:
-    gw = await Gateway.open(route_nats.url, "gateway-b.example.com", settings())
+    gw = await Gateway.open(route_nats, "gateway-b.example.com", settings())
     try:
         yield gw
     finally:

@@ -19,6 +19,7 @@ from services.gateway.route.transport import AsSent, RouteTransport
 from shared import bus, subjects
 from shared.config_state import ConfigState
 from shared.events import EventBase, decode_event
+from shared.natsserver import NatsServer
 from shared.settings import GatewaySettings
 
 
@@ -30,10 +31,10 @@ class Gateway:
     transport: RouteTransport
 
     @classmethod
-    async def open(cls, nats_url: str, instance: str, settings: GatewaySettings) -> Gateway:
-        nc = await bus.connect(nats_url, instance)
+    async def open(cls, nats: NatsServer, instance: str, settings: GatewaySettings) -> Gateway:
+        nc = await bus.connect(nats.url, instance, nats.login("gateway"))
         js = nc.jetstream()
-        await bus.provision(js)
+        await bus.provision(js, owner=False)
         config = ConfigState()
         projection = bus.Projection(js, subjects.CONFIG, config.apply, name=f"{instance}-config")
         await projection.start()
@@ -79,7 +80,7 @@ async def stored(nc: bus.NATS, subject: str, wanted: set[str], within: float = 1
     found: dict[str, Any] = {}
     end = time.monotonic() + within
     while True:
-        sub = await js.subscribe(subject, ordered_consumer=True)
+        sub = await js.subscribe(subject, ordered_consumer=True, stream=subjects.EVENTS_STREAM)
         try:
             while True:
                 try:

@@ -25,7 +25,7 @@ from tests.integration.service_process import ServiceProcess
 @pytest.fixture
 def own_caller(route_nats: NatsServer, tmp_path: Path) -> Iterator[ServiceProcess]:
     """A caller of this test's own (the module's shared caller must outlive the other tests)."""
-    caller = ServiceProcess("caller", route_nats.url, tmp_path, {"BENCHWARMERS_KEY_FAKE": "sk-test"}).start()
+    caller = ServiceProcess("caller", route_nats, tmp_path, {"BENCHWARMERS_KEY_FAKE": "sk-test"}).start()
     try:
         yield caller
     finally:
@@ -36,7 +36,7 @@ async def test_a_dead_callers_live_turn_breaks_within_a_few_beats(
     route_nats: NatsServer, fake: FakeProvider, own_caller: ServiceProcess
 ) -> None:
     # Only this test's caller runs: no seater is needed (the gateway falls back to the collection's order).
-    gw = await Gateway.open(route_nats.url, "gateway-death", settings())
+    gw = await Gateway.open(route_nats, "gateway-death", settings())
     try:
         tag = uuid.uuid4().hex[:6]
         alias = f"{tag}-m1"

@@ -18,6 +18,7 @@ from shared import bus, subjects
 from shared.commands import RelayFrame, RouteCall
 from shared.events import CollectionSaved, CooldownStarted, EndpointSaved, ModelRegistered
 from shared.ids import utcnow
+from shared.natsserver import NatsServer
 from tests.fakes.provider import FakeProvider
 from tests.fakes.route_tools import PARALLEL_CALLS, interleaved_tool_deltas
 from tests.integration.route.conftest import FIRST_PIECE_S
@@ -97,7 +98,8 @@ async def test_a_rate_limited_member_is_failed_over_invisibly_and_rests(
 async def cooldowns_of(gw: Gateway, alias: str) -> list[CooldownStarted]:
     found: list[CooldownStarted] = []
     for _ in range(50):
-        sub = await gw.ctx.js.subscribe(subjects.limit_subject("fake"), ordered_consumer=True)
+        sub = await gw.ctx.js.subscribe(subjects.limit_subject("fake"), ordered_consumer=True,
+                                        stream=subjects.EVENTS_STREAM)
         try:
             while True:
                 try:
@@ -249,11 +251,17 @@ async def test_the_conversation_bucket_forgets_after_an_idle_hour(gateway: Gatew
     assert status.ttl == 3600
 
 
-async def test_a_resting_member_is_ranked_last_by_the_seater(gateway: Gateway, fake: FakeProvider) -> None:
+async def test_a_resting_member_is_ranked_last_by_the_seater(
+    gateway: Gateway, fake: FakeProvider, route_nats: NatsServer
+) -> None:
     tag = await bench(gateway, fake, "ok", "ok")
     rest = CooldownStarted(id=f"cool:{tag}", alias=f"{tag}-m1", connection="fake",
                            until=utcnow() + timedelta(minutes=10))
-    await bus.publish_event(gateway.ctx.js, rest)
+    caller_side = await bus.connect(route_nats.url, "test-cooldown", route_nats.login("caller"))
+    try:  # a caller records a cooldown; the gateway may not
+        await bus.publish_event(caller_side.jetstream(), rest)
+    finally:
+        await caller_side.close()
     for _ in range(50):  # the seater folds it a moment later
         plan, updates = await gateway.turn(asked(tag, first=f"question {uuid.uuid4().hex}"))
         if plan.order[0] == f"{tag}-m2":

@@ -34,7 +34,8 @@ from shared.events import (
 )
 from shared.ids import PANEL_RE, utcnow
 from shared.natsserver import NatsServer
-from shared.runtime import health_subject
+from shared.subjects import health_subject
+from tests.integration.service_process import bus_env
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPLORERS = ["x1", "x2", "x3", "x4", "x5"]
@@ -43,8 +44,8 @@ EXPLORERS = ["x1", "x2", "x3", "x4", "x5"]
 class Seaters:
     """Seater processes of this test, each started in its own session and stopped by PID."""
 
-    def __init__(self, url: str, home: Path) -> None:
-        self.env = {**os.environ, "NATS_URL": url, "BENCHWARMERS_HOME": str(home), "PYTHONPATH": str(ROOT),
+    def __init__(self, nats: NatsServer, home: Path) -> None:
+        self.env = {**os.environ, **bus_env(nats), "BENCHWARMERS_HOME": str(home), "PYTHONPATH": str(ROOT),
                     "PYTHONUNBUFFERED": "1"}
         self.home = home
         self.children: list[Child] = []
@@ -80,7 +81,7 @@ class Seaters:
 
 @pytest.fixture
 def seaters(nats_server: NatsServer, tmp_path: Path) -> Iterator[Seaters]:
-    group = Seaters(nats_server.url, tmp_path)
+    group = Seaters(nats_server, tmp_path)
     try:
         yield group
     finally:

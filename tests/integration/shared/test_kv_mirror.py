@@ -85,7 +85,7 @@ async def test_a_reconnect_begins_the_watch_again(nats_server: NatsServer, nc: b
         await until(lambda: view.live)
         nats_server.restart()
         await until(lambda: nc.is_connected and nc.stats["reconnects"] > 0, 20.0)
-        writer = await bus.connect(nats_server.url, "writer")
+        writer = await bus.connect(nats_server.url, "writer", nats_server.login("admin"))
         try:
             await (await writer.jetstream().key_value(subjects.LIMITS_BUCKET)).put("c.after", b"new")
         finally:

@@ -65,7 +65,7 @@ async def queue(nc: bus.NATS) -> bus.NATS:
 
 @pytest.fixture
 async def other(nats_server: NatsServer) -> AsyncIterator[bus.NATS]:
-    conn = await bus.connect(nats_server.url, "test-other")
+    conn = await bus.connect(nats_server.url, "test-other", nats_server.login("admin"))
     try:
         yield conn
     finally:
@@ -113,7 +113,7 @@ async def test_an_expired_request_is_asked_again(queue: bus.NATS) -> None:
 
 
 async def test_a_request_lost_to_a_server_restart_is_asked_again(nats_server: NatsServer) -> None:
-    nc = await work_queue(await bus.connect(nats_server.url, "test-restart"))
+    nc = await work_queue(await bus.connect(nats_server.url, "test-restart", nats_server.login("admin")))
     try:
         w = await Worker().start(nc, heartbeat_s=0.2)
         await asyncio.sleep(0.3)

@@ -111,8 +111,18 @@ def test_endpoint_removal_and_default() -> None:
     assert s.default_endpoint() == "other" and not s.endpoints["fake"].default
     base = {"name": "other", "base": "https://moved.example/v1"}
     assert "cannot change" in reasons(s, endpoint_rules.save_checked(base))
-    kept = endpoint_rules.save_checked({"name": "other", "base": "https://other.example/v1"})(s, "cfg:y")
+    kept = endpoint_rules.save_checked({"name": "other", "base": "https://other.example/v1/"})(s, "cfg:y")
     assert kept.api == "chat"  # type: ignore[attr-defined]
+
+
+def test_a_saved_endpoint_keeps_its_base_even_without_models() -> None:
+    """Its key goes only to its saved base, so its list at a new one would be refused by the callers."""
+    s = config(endpoint("idle", "https://idle.example/v1"))
+    why = reasons(s, endpoint_rules.save_checked({"name": "idle", "base": "https://moved.example/v1"}))
+    assert "base cannot change" in why and "remove it and add it again" in why
+    apply(s, endpoint_rules.remove_endpoint({"name": "idle"}))
+    moved = apply(s, endpoint_rules.save_checked({"name": "idle", "base": "https://moved.example/v1"}))
+    assert moved.base == "https://moved.example/v1"  # type: ignore[attr-defined]
 
 
 def test_a_collection_save_merges_over_the_saved_one() -> None:
