@@ -64,14 +64,17 @@ def tls_context(ca: Path | None) -> ssl.SSLContext | None:
 async def connect(url: str, name: str, login: BusLogin) -> NATS:
     """Log in as `login`'s role and keep reconnecting forever: a NATS restart must not take a service down.
 
-    Credentials the server refuses end the first connect at once with `CredentialsError` (the client would
-    retry them forever); once connected, a refusal on reconnect is logged and retried (a rotation may be
-    under way)."""
+    Credentials the server refuses, or a server certificate the CA does not vouch for, end the first
+    connect at once with `CredentialsError` (the client would retry them forever); once connected, such a
+    failure on reconnect is logged and retried (a rotation may be under way)."""
     denied = DeniedSubjects(login.role)
+    fatal: list[str] = []
     refused = asyncio.Event()
 
     async def on_error(exc: Exception) -> None:
-        if refused_login(exc):
+        why = login_failure(exc, url, login)
+        if why is not None and not refused.is_set():
+            fatal.append(why)
             refused.set()
         if not denied.note(str(exc)):
             log.warning("nats_error", error=str(exc))
@@ -106,16 +109,21 @@ async def connect(url: str, name: str, login: BusLogin) -> NATS:
         with contextlib.suppress(BaseException):
             await connecting
     if refused.is_set() and (connecting.cancelled() or connecting.exception() is not None):
-        raise CredentialsError(
-            f"NATS at {url} refused the {login.role} credentials (authorization violation): the seed does "
-            f"not match the server's authorization"
-        )
+        raise CredentialsError(fatal[0])
     nc: NATS = connecting.result()
     return nc
 
 
-def refused_login(exc: Exception) -> bool:
-    return isinstance(exc, nats_errors.AuthorizationError) or "authorization violation" in str(exc).lower()
+def login_failure(exc: Exception, url: str, login: BusLogin) -> str | None:
+    """What no retry can fix, in one line; None for what a retry may (a server restarting)."""
+    if isinstance(exc, nats_errors.AuthorizationError) or "authorization violation" in str(exc).lower():
+        return (f"NATS at {url} refused the {login.role} credentials (authorization violation): the seed "
+                f"does not match the server's authorization")
+    if isinstance(exc, ssl.SSLError):
+        ca = login.tls_ca or "not set: the system's CAs"
+        why = getattr(exc, "verify_message", None) or exc.reason or str(exc)
+        return f"TLS to NATS at {url} failed ({why}); the CA is read from BENCH_NATS_TLS_CA ({ca})"
+    return None
 
 
 async def _ensure_stream(js: JetStreamContext, config: js_api.StreamConfig, owner: bool) -> None:
