@@ -40,7 +40,7 @@ def login_or_exit(service: str, settings: BusSettings) -> BusLogin:
     try:
         login = settings.bus_login(service)
     except CredentialsError as exc:
-        raise SystemExit(f"{service}: {exc}") from None
+        raise SystemExit(str(exc)) from None
 
     async def check() -> None:
         nc = await bus.connect(settings.nats_url, f"{service}-login-check", login)
@@ -49,7 +49,7 @@ def login_or_exit(service: str, settings: BusSettings) -> BusLogin:
     try:
         asyncio.run(check())
     except CredentialsError as exc:
-        raise SystemExit(f"{service}: {exc}") from None
+        raise SystemExit(str(exc)) from None
     return login
 
 

@@ -66,17 +66,17 @@ async def rebuild_offline(settings: LedgerSettings, login: BusLogin) -> dict[str
 def main(argv: list[str]) -> int:
     settings = LedgerSettings()
     setup_logging("ledger", settings.log_level)
+    if argv not in ([], ["rebuild"]):
+        print("usage: python -m services.ledger [rebuild]", file=sys.stderr)
+        return 2
     login = login_or_exit("ledger", settings)
-    if argv[:1] == ["rebuild"]:
+    if argv == ["rebuild"]:
         try:
             print(json.dumps(asyncio.run(rebuild_offline(settings, login))))
         except LedgerFileBusy as exc:
             print(f"a ledger is running ({exc}); rebuild it with `bench ledger rebuild`", file=sys.stderr)
             return 2
         return 0
-    if argv:
-        print("usage: python -m services.ledger [rebuild]", file=sys.stderr)
-        return 2
     run_service(run(settings, login))
     return 0
 

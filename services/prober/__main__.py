@@ -40,8 +40,9 @@ def main() -> None:
 
         return stop
 
+    login = login_or_exit("prober", settings)
     log.info("prober_starting", scheduler=mode.value)
-    run(serve("prober", instance_name("prober"), settings, login_or_exit("prober", settings), start))
+    run(serve("prober", instance_name("prober"), settings, login, start))
 
 
 if __name__ == "__main__":

@@ -4,12 +4,14 @@ through the official SDKs. One stack for the session; tests use models and colle
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import httpx
 import pytest
 
@@ -103,6 +105,43 @@ async def admin_bus(stack: Stack) -> bus.NATS:
     """A connection to the stack's bus with the operator's (`admin`) credentials, for a test's look."""
     assert stack.nats_url
     return await bus.connect(stack.nats_url, "test-admin", stack.login(ADMIN))
+
+
+def ledger_caught_up(stack: Stack) -> bool:
+    async def check() -> bool:
+        nc = await admin_bus(stack)
+        try:
+            last = (await nc.jetstream().stream_info(subjects.EVENTS_STREAM)).state.last_seq
+            reply = await nc.request(subjects.RPC_LEDGER_STATUS, b"{}", timeout=10)
+            return int(json.loads(reply.data)["seq"]) >= last
+        finally:
+            await nc.close()
+
+    return asyncio.run(check())
+
+
+def ledger_dump(stack: Stack) -> tuple[list[str], str]:
+    """Every table of the ledger's own DuckDB file, as text: the ledger is stopped (it holds the file's
+    lock) once it has folded everything, then started again for the tests that follow."""
+    wait_until(lambda: ledger_caught_up(stack), what="the ledger folding every event")
+    ledger = stack.find("ledger")
+    ledger.stop()
+    try:
+        con = duckdb.connect(str(stack.home / "ledger.duckdb"), read_only=True)
+        try:
+            tables = [
+                row[0]
+                for row in con.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+                ).fetchall()
+            ]
+            dumped = "\n".join(str(con.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables)
+        finally:
+            con.close()
+    finally:
+        ledger.start()
+        stack.wait_ready()
+    return tables, dumped
 
 
 def events_on(stack: Stack, subject: str) -> tuple[int, int]:

@@ -15,14 +15,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
 import pytest
 from google.genai import types as genai_types
 
 from cli.stack import Stack
 from shared import subjects
 from tests.e2e.clients import Clients, clients
-from tests.e2e.conftest import Admin, admin_bus, events_on, logs_on_failure, wait_until
+from tests.e2e.conftest import Admin, admin_bus, events_on, ledger_dump, logs_on_failure, wait_until
 from tests.fakes.provider import FakeProvider
 
 PIXELS = b"\x89PNG\r\n\x1a\n" + b"PLANTED-PIXELS-" * 40
@@ -216,25 +215,7 @@ def test_a72_no_ledger_row_holds_an_image_or_a_url_secret(
 ) -> None:
     """Read from the ledger's own DuckDB file: the ledger is stopped (it holds the file's lock) once it has
     folded everything, then started again for the tests that follow."""
-    stack = env.stack
-    wait_until(lambda: ledger_caught_up(stack), what="the ledger folding every event")
-    ledger = stack.find("ledger")
-    ledger.stop()
-    try:
-        con = duckdb.connect(str(stack.home / "ledger.duckdb"), read_only=True)
-        try:
-            tables = [
-                row[0]
-                for row in con.execute(
-                    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
-                ).fetchall()
-            ]
-            dumped = "\n".join(str(con.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables)
-        finally:
-            con.close()
-    finally:
-        ledger.start()
-        stack.wait_ready()
+    tables, dumped = ledger_dump(env.stack)
     assert len(tables) >= 3 and "plant" in dumped and DATA_PLACEHOLDER in dumped
     assert not [n for n in NEEDLES if n in dumped]
 
@@ -251,16 +232,3 @@ def test_a72_the_work_queue_keeps_no_call(env: Env, planted: dict[str, tuple[str
             await nc.close()
 
     wait_until(lambda: asyncio.run(waiting()) == 0, what="the work queue emptying")
-
-
-def ledger_caught_up(stack: Stack) -> bool:
-    async def check() -> bool:
-        nc = await admin_bus(stack)
-        try:
-            last = (await nc.jetstream().stream_info(subjects.EVENTS_STREAM)).state.last_seq
-            reply = await nc.request(subjects.RPC_LEDGER_STATUS, b"{}", timeout=10)
-            return int(json.loads(reply.data)["seq"]) >= last
-        finally:
-            await nc.close()
-
-    return asyncio.run(check())

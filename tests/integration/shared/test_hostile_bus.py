@@ -4,6 +4,9 @@ outside its grant. The real nats-server, started with the authorization `shared.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,9 +16,10 @@ import pytest
 
 from shared import bus, bus_access, bus_credentials, subjects
 from shared.bus_credentials import BusLogin, CredentialsError
-from shared.natsserver import NatsServer
+from shared.natsserver import NatsServer, free_port
 from tests.unit.shared.test_bus_access import may_publish, may_subscribe
 
+ROOT = Path(__file__).resolve().parents[3]
 CALLS_PULL = f"$JS.API.CONSUMER.MSG.NEXT.{subjects.CALLS_STREAM}.{subjects.CALLERS_CONSUMER}"
 FRAME = subjects.relay_subject("gateway-h-1", "tok")
 
@@ -155,3 +159,34 @@ async def test_a_denied_subject_is_logged_once_with_the_role(server: NatsServer,
     lines = [line for line in out if "nats_permission_denied" in line and subjects.CONFIG in line]
     assert len(lines) == 1
     assert "seater" in lines[0]
+
+
+def start_service(service: str, server: NatsServer, credentials: Path,
+                  home: Path) -> subprocess.CompletedProcess[str]:
+    """The service's process with the given credentials folder, until it exits (it should, at once)."""
+    env = {**os.environ, "NATS_URL": server.url, "BENCH_NATS_CREDENTIALS": str(credentials),
+           "BENCHWARMERS_HOME": str(home), "BENCH_PORT": str(free_port())}
+    return subprocess.run([sys.executable, "-m", f"services.{service}"], env=env, capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)
+
+
+@pytest.mark.parametrize("service", bus_access.SERVICES)
+def test_a_service_without_its_seed_exits_with_one_line_naming_it(
+    server: NatsServer, service: str, tmp_path: Path
+) -> None:
+    done = start_service(service, server, tmp_path / "empty", tmp_path)
+    assert done.returncode != 0
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert str(tmp_path / "empty" / f"{service}.nk") in done.stderr
+    assert "BENCH_NATS_CREDENTIALS" in done.stderr
+
+
+@pytest.mark.parametrize("service", ["gateway", "caller"])
+def test_a_service_with_a_seed_the_server_refuses_exits_with_one_line(
+    server: NatsServer, service: str, tmp_path: Path
+) -> None:
+    bus_credentials.ensure(tmp_path / "stale", roles=(service,))
+    done = start_service(service, server, tmp_path / "stale", tmp_path)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert f"refused the {service} credentials" in last and "Traceback" not in done.stderr, done.stderr
