@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from shared import bus_access, subjects
@@ -115,3 +117,8 @@ def test_the_server_block_has_one_user_per_role_with_its_grant() -> None:
     assert subjects.RPC_CALLER_MODELS in gateway["publish"]["allow"]
     assert gateway["allow_responses"] is True
     assert "allow_responses" not in users[-1]["permissions"]  # admin: full access, no reply grant needed
+
+
+def test_the_architecture_doc_shows_the_matrix_the_server_enforces() -> None:
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "architecture.md").read_text()
+    assert bus_access.matrix_markdown() in doc
