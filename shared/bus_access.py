@@ -159,11 +159,11 @@ def permissions(role: str) -> dict[str, object]:
     return block
 
 
-def authorization(public_keys: dict[str, str]) -> dict[str, object]:
-    """nats-server's `authorization` block: one nkey user per role, with that role's permissions."""
-    users = [
-        {"nkey": public_keys[role], "permissions": permissions(role)} for role in ROLES if role in public_keys
-    ]
+def authorization(public_keys: dict[str, tuple[str, ...]]) -> dict[str, object]:
+    """nats-server's `authorization` block: one nkey user per role's key (two while a rotation overlaps),
+    each with that role's permissions."""
+    users = [{"nkey": key, "permissions": permissions(role)}
+             for role in ROLES for key in public_keys.get(role, ())]
     return {"users": users}
 
 

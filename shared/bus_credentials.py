@@ -19,6 +19,8 @@ import nkeys
 from shared import bus_access
 
 SEED_SUFFIX = ".nk"
+# A rotated role's previous seed, kept (and still accepted by the server) until its processes turned over.
+PREVIOUS_SUFFIX = ".nk.previous"
 AUTH_CONF = "auth.conf"
 CREDENTIALS_ENV = "BENCH_NATS_CREDENTIALS"
 
@@ -29,6 +31,10 @@ class CredentialsError(Exception):
 
 def seed_path(folder: Path, role: str) -> Path:
     return folder / f"{role}{SEED_SUFFIX}"
+
+
+def previous_path(folder: Path, role: str) -> Path:
+    return folder / f"{role}{PREVIOUS_SUFFIX}"
 
 
 def new_seed() -> bytes:
@@ -67,8 +73,27 @@ def ensure(folder: Path, roles: tuple[str, ...] = bus_access.ROLES) -> dict[str,
 
 
 def server_authorization(folder: Path) -> dict[str, object]:
-    """The `authorization` block for the seeds in `folder` (made where missing)."""
-    return bus_access.authorization(ensure(folder))
+    """The `authorization` block for the seeds in `folder` (made where missing), with each rotated role's
+    previous key beside its new one until that previous seed is deleted."""
+    keys: dict[str, tuple[str, ...]] = {role: (key,) for role, key in ensure(folder).items()}
+    for role in bus_access.ROLES:
+        previous = previous_path(folder, role)
+        if previous.exists():
+            keys[role] += (public_key(read_seed(previous, role)),)
+    return bus_access.authorization(keys)
+
+
+def rotate(folder: Path, role: str) -> Path:
+    """Give `role` a new seed and keep its current one as the previous (both accepted by the server until the
+    previous file is deleted); returns the previous seed's path."""
+    current, previous = seed_path(folder, role), previous_path(folder, role)
+    if previous.exists():
+        raise CredentialsError(f"{role} is already being rotated: delete {previous} once its processes run "
+                               f"with the new seed, then rotate again")
+    read_seed(current, role)
+    current.rename(previous)
+    ensure(folder, roles=(role,))
+    return previous
 
 
 def write_auth_conf(folder: Path, out: Path) -> Path:

@@ -12,9 +12,11 @@ from typing import Annotated
 import typer
 
 from cli.commands import noun_app
+from cli.errors import CliError, UsageProblem
 from cli.output import say, stdout
 from shared import bus_access, bus_credentials
 
+ROLE_HELP = "The role whose seed to replace: " + ", ".join(bus_access.ROLES)
 app = noun_app("The NATS bus: per-service credentials and what each service may do on it.")
 
 
@@ -26,8 +28,7 @@ def credentials(
     the nats-server `authorization` block (public keys and permissions only) to `include` in its config.
 
     Seeds already in the folder are kept, so running it again only rewrites auth.conf (after an upgrade
-    that changed the permissions). To rotate a role's seed: delete its .nk file, run this again, update
-    that role's Secret and the server's auth.conf, reload NATS, then restart that role's processes.
+    that changed the permissions, or to end a rotation: see `bench bus rotate`).
 
     Example:
 
@@ -39,6 +40,34 @@ def credentials(
     for role in bus_access.ROLES:
         say(f"{role}: {bus_credentials.seed_path(out, role)} (public key {keys[role]})")
     stdout.print(f"nats-server authorization: {conf}", markup=False)
+
+
+@app.command("rotate")
+def rotate(
+    role: Annotated[str, typer.Argument(help=ROLE_HELP)],
+    out: Annotated[Path, typer.Option("--out", help="The folder `bench bus credentials` made.")],
+) -> None:
+    """Give one role a new seed without a gap: its current seed becomes <role>.nk.previous, and auth.conf
+    accepts both keys. Put auth.conf into the server and reload it, then give the role's processes the new
+    <role>.nk and restart them; then delete <role>.nk.previous and run `bench bus credentials` again, and
+    reload the server once more: the old key is refused from then on.
+
+    Example:
+
+    \b
+      bench bus rotate caller --out deploy/bus
+    """
+    if role not in bus_access.ROLES:
+        raise UsageProblem(f"no role {role!r}: one of {', '.join(bus_access.ROLES)}")
+    try:
+        previous = bus_credentials.rotate(out, role)
+    except bus_credentials.CredentialsError as exc:
+        raise CliError(str(exc)) from None
+    conf = bus_credentials.write_auth_conf(out, out / bus_credentials.AUTH_CONF)
+    say(f"{role}: new seed {bus_credentials.seed_path(out, role)}; the previous one is {previous}")
+    stdout.print(f"nats-server authorization (both keys accepted): {conf}", markup=False)
+    say(f"next: reload NATS with {conf}, restart the {role} processes with the new seed, then delete "
+        f"{previous}, run `bench bus credentials --out {out}` and reload NATS again")
 
 
 @app.command("permissions")

@@ -573,23 +573,3 @@ def test_the_kubernetes_nats_config_runs_over_tls_as_the_pod_mounts_it(
     seed = (bus / "caller.nk").read_text().strip()
     assert not logs_in(url, seed, ssl.create_default_context()), "a client that does not trust the CA"
     assert not logs_in(f"nats://127.0.0.1:{port}", seed), "plain text"
-
-
-def test_the_union_of_two_auth_files_accepts_old_and_new_keys(tmp_path: Path) -> None:
-    bus = bench_credentials(tmp_path / "bus")
-    old = tmp_path / "auth.conf.old"
-    shutil.copy(bus / "auth.conf", old)
-    old_keys = set(re.findall(r'"nkey": "(U[A-Z2-7]+)"', old.read_text()))
-    (bus / "caller.nk").unlink()
-    bench_credentials(bus)
-    new_keys = set(re.findall(r'"nkey": "(U[A-Z2-7]+)"', (bus / "auth.conf").read_text()))
-    assert len(old_keys - new_keys) == 1 and len(new_keys - old_keys) == 1
-
-    script = ROOT / "deploy" / "bus-auth-union.py"
-    overlap = subprocess.run([sys.executable, str(script), str(old), str(bus / "auth.conf")],
-                             capture_output=True, text=True, check=True, timeout=30).stdout
-    assert set(re.findall(r'"nkey": "(U[A-Z2-7]+)"', overlap)) == old_keys | new_keys
-    conf = tmp_path / "nats.conf"
-    (tmp_path / "overlap.conf").write_text(overlap)
-    conf.write_text(f"listen: 127.0.0.1:{free_port()}\ninclude ./overlap.conf\n")
-    check_config(conf)

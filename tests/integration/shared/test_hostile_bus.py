@@ -190,3 +190,36 @@ def test_a_service_with_a_seed_the_server_refuses_exits_with_one_line(
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert f"refused the {service} credentials" in last and "Traceback" not in done.stderr, done.stderr
+
+
+async def logs_in(server: NatsServer, role: str, seed: bytes) -> bool:
+    try:
+        nc = await bus.connect(server.url, f"test-{role}", BusLogin(role, seed.strip()))
+    except CredentialsError:
+        return False
+    await nc.close()
+    return True
+
+
+async def test_a_rotation_accepts_both_keys_until_the_previous_seed_is_deleted(tmp_path: Path) -> None:
+    """`bench bus rotate`: the server (started, like a reload, from the folder) takes the old and the new
+    key; once the previous seed is deleted and the authorization made again, only the new one."""
+    folder = tmp_path / "bus"
+    bus_credentials.ensure(folder)
+    old = tmp_path / "caller-before.nk"
+    old.write_bytes(bus_credentials.seed_path(folder, "caller").read_bytes())
+    previous = bus_credentials.rotate(folder, "caller")
+    new = bus_credentials.seed_path(folder, "caller").read_bytes()
+    assert previous.read_bytes() == old.read_bytes() != new
+    with pytest.raises(CredentialsError, match="already being rotated"):
+        bus_credentials.rotate(folder, "caller")
+    for overlapping, old_accepted in ((True, True), (False, False)):
+        if not overlapping:
+            previous.unlink()
+        server = NatsServer(store=tmp_path / f"nats-{overlapping}", credentials=folder).start()
+        try:
+            assert await logs_in(server, "caller", new)
+            assert await logs_in(server, "caller", old.read_bytes()) is old_accepted
+            assert await logs_in(server, "gateway", bus_credentials.seed_path(folder, "gateway").read_bytes())
+        finally:
+            server.stop()

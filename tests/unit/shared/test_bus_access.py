@@ -109,14 +109,21 @@ def test_the_supervisor_only_pings() -> None:
 
 
 def test_the_server_block_has_one_user_per_role_with_its_grant() -> None:
-    keys = {role: f"U{role.upper()}" for role in bus_access.ROLES}
+    keys = {role: (f"U{role.upper()}",) for role in bus_access.ROLES}
     users = bus_access.authorization(keys)["users"]
     assert isinstance(users, list)
-    assert [u["nkey"] for u in users] == list(keys.values())
+    assert [u["nkey"] for u in users] == [key for (key,) in keys.values()]
     gateway = users[0]["permissions"]
     assert subjects.RPC_CALLER_MODELS in gateway["publish"]["allow"]
     assert gateway["allow_responses"] is True
     assert "allow_responses" not in users[-1]["permissions"]  # admin: full access, no reply grant needed
+
+
+def test_a_role_in_rotation_has_both_keys_with_the_same_grant() -> None:
+    users = bus_access.authorization({"caller": ("UNEW", "UOLD"), "ledger": ("ULEDGER",)})["users"]
+    assert isinstance(users, list)
+    assert [u["nkey"] for u in users] == ["UNEW", "UOLD", "ULEDGER"]
+    assert users[0]["permissions"] == users[1]["permissions"] == bus_access.permissions("caller")
 
 
 def test_the_architecture_doc_shows_the_matrix_the_server_enforces() -> None:
