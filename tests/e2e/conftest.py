@@ -14,10 +14,11 @@ from typing import Any
 import duckdb
 import httpx
 import pytest
+from nats.js.errors import NoKeysError
 
 from cli.stack import Stack
 from shared import bus, subjects
-from shared.bus_access import ADMIN
+from shared.bus_access import ADMIN, BUCKETS
 from shared.natsserver import free_port
 from tests.fakes.provider import FakeProvider
 
@@ -105,6 +106,30 @@ async def admin_bus(stack: Stack) -> bus.NATS:
     """A connection to the stack's bus with the operator's (`admin`) credentials, for a test's look."""
     assert stack.nats_url
     return await bus.connect(stack.nats_url, "test-admin", stack.login(ADMIN))
+
+
+async def everything_on_the_bus(stack: Stack) -> str:
+    """Every event in the stream and every entry of every bucket, as text (where a secret must not be)."""
+    nc = await admin_bus(stack)
+    try:
+        js = nc.jetstream()
+        texts = []
+        last = (await js.stream_info(subjects.EVENTS_STREAM)).state.last_seq
+        for seq in range(1, last + 1):
+            stored = await js.get_msg(subjects.EVENTS_STREAM, seq)
+            texts.append((stored.data or b"").decode(errors="replace"))
+        for name in BUCKETS:
+            kv = await js.key_value(name)
+            try:
+                keys = await kv.keys()
+            except NoKeysError:
+                keys = []
+            for key in keys:
+                entry = await kv.get(key)
+                texts.append(key + (entry.value or b"").decode(errors="replace"))
+        return "\n".join(texts)
+    finally:
+        await nc.close()
 
 
 def ledger_caught_up(stack: Stack) -> bool:

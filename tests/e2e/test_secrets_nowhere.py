@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from cli.stack import Stack
-from shared import bus, bus_access, bus_credentials, subjects
-from tests.e2e.conftest import Admin, admin_bus, ledger_dump
+from shared import bus, bus_access, bus_credentials
+from tests.e2e.conftest import Admin, everything_on_the_bus, ledger_dump
 from tests.fakes.provider import FakeProvider
 
 PROVIDER_KEY = "sk-test-not-a-real-key"  # the session stack's BENCHWARMERS_KEY_FAKE
@@ -23,30 +23,6 @@ def secrets_of(stack: Stack) -> dict[str, str]:
              for role in bus_access.ROLES}
     found["provider key"] = PROVIDER_KEY
     return found
-
-
-async def bus_text(stack: Stack) -> str:
-    """Every event in the stream and every entry of every bucket, as text."""
-    nc = await admin_bus(stack)
-    try:
-        js = nc.jetstream()
-        texts = []
-        last = (await js.stream_info(subjects.EVENTS_STREAM)).state.last_seq
-        for seq in range(1, last + 1):
-            stored = await js.get_msg(subjects.EVENTS_STREAM, seq)
-            texts.append((stored.data or b"").decode(errors="replace"))
-        for name in bus_access.BUCKETS:
-            kv = await js.key_value(name)
-            try:
-                keys = await kv.keys()
-            except Exception:  # an empty bucket has no keys to list
-                keys = []
-            for key in keys:
-                entry = await kv.get(key)
-                texts.append(key + (entry.value or b"").decode(errors="replace"))
-        return "\n".join(texts)
-    finally:
-        await nc.close()
 
 
 def logs_text(stack: Stack) -> str:
@@ -85,7 +61,7 @@ def test_no_secret_reaches_an_event_a_log_a_table_or_an_error(
     errors.append(impostor.removesuffix(impostor_seed))
 
     _, tables = ledger_dump(stack)
-    places = {"events and buckets": asyncio.run(bus_text(stack)), "logs": logs_text(stack),
+    places = {"events and buckets": asyncio.run(everything_on_the_bus(stack)), "logs": logs_text(stack),
               "DuckDB tables": tables, "error texts": "\n".join(errors)}
     assert "nowhere-m1" in places["events and buckets"] and "nowhere-m1" in places["DuckDB tables"]
     secrets = {**secrets_of(stack), "impostor seed": impostor_seed}

@@ -24,7 +24,7 @@ import pytest
 from cli.stack import Child, Stack
 from shared import subjects
 from shared.natsserver import free_port
-from tests.e2e.conftest import admin_bus, running, wait_until
+from tests.e2e.conftest import admin_bus, everything_on_the_bus, running, wait_until
 from tests.fakes.provider import FakeProvider
 
 TOKEN = "admin-token-for-tests-0123"
@@ -331,7 +331,7 @@ def test_a67_a_key_is_never_stored_only_its_hash(secured: Secured) -> None:
     auth = {"authorization": f"Bearer {key}"}
     assert httpx.post(secured.a + CHAT, json=ask(), headers=auth, timeout=60).status_code == 200
     assert httpx.get(secured.a + "/v1beta/models", params={"key": key}).status_code == 200
-    stored = asyncio.run(_everything_on_the_bus(secured.stack))
+    stored = asyncio.run(everything_on_the_bus(secured.stack))
     assert key not in stored
     listed = secured.admin.get("/api/gateway-keys").json()["keys"]
     row = next(k for k in listed if k["name"] == "sec-stored")
@@ -339,25 +339,6 @@ def test_a67_a_key_is_never_stored_only_its_hash(secured: Secured) -> None:
     assert key not in json.dumps(listed)
     for log in (secured.stack.home / "logs").glob("*.log"):
         assert key not in log.read_text(errors="replace"), log.name
-
-
-async def _everything_on_the_bus(stack: Stack) -> str:
-    """Every event and every key-rates entry, as text."""
-    nc = await admin_bus(stack)
-    try:
-        js = nc.jetstream()
-        texts = []
-        last = (await js.stream_info(subjects.EVENTS_STREAM)).state.last_seq
-        for seq in range(1, last + 1):
-            texts.append(
-                ((await js.get_msg(subjects.EVENTS_STREAM, seq)).data or b"").decode(errors="replace")
-            )
-        kv = await js.key_value(subjects.KEY_RATES_BUCKET)
-        for name in await kv.keys():
-            texts.append(name + ((await kv.get(name)).value or b"").decode())
-        return "\n".join(texts)
-    finally:
-        await nc.close()
 
 
 # ---------------------------------------------------------------- SEC-5, SEC-6, A-100
