@@ -11,7 +11,7 @@ import typer
 from cli.commands import noun_app
 from cli.output import confirm, record_table, rows_table, say, show, stdout
 from cli.session import session
-from services.caller.keys import env_name
+from shared.provider_keys import key_variable
 
 app = noun_app("Endpoints: where models are served from.")
 
@@ -106,7 +106,7 @@ def add(
         listing_note(data)
 
     s.emit(reply, human)
-    say(f"callers read this endpoint's key from {env_name(name)}")
+    say(f"callers read this endpoint's key from {key_variable(name)}")
 
 
 @app.command("test")

@@ -6,38 +6,18 @@ directory with one file per key (as a Kubernetes Secret mounts), or one `.env` /
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from urllib.parse import urlsplit
 
-ENV_PREFIX = "BENCHWARMERS_KEY_"
-LOOPBACK_HOSTS = {"localhost", "localhost.localdomain"}
-
-
-def env_name(endpoint: str) -> str:
-    return ENV_PREFIX + endpoint.upper().replace("-", "_")
-
-
-@lru_cache(maxsize=1024)
-def is_loopback(base: str) -> bool:
-    """A local runtime (ollama, llama.cpp) usually needs no key."""
-    host = (urlsplit(base).hostname or "").lower()
-    if host in LOOPBACK_HOSTS:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+from shared.provider_keys import key_variable
 
 
 def missing_key(endpoint: str) -> str:
     """Why a call was not sent: names the variable to set, never a value."""
-    return f"missing key: set {env_name(endpoint)}"
+    return f"missing key: set {key_variable(endpoint)}"
 
 
 def parse_dotenv(text: str) -> dict[str, str]:
@@ -72,7 +52,7 @@ class KeyStore:
         return cls(env=os.environ, secrets_path=secrets_path)
 
     def key_for(self, endpoint: str) -> str | None:
-        names = (env_name(endpoint), endpoint)
+        names = (key_variable(endpoint), endpoint)
         value = self.env.get(names[0])
         if value:
             return value.strip()

@@ -11,7 +11,7 @@ from nats.aio.client import Client as NATS
 from pydantic import ValidationError
 
 from services.caller.endpoint_base import REFUSALS, listing_refusal
-from services.caller.keys import KeyStore, is_loopback, missing_key
+from services.caller.keys import KeyStore, missing_key
 from services.caller.listing import models_request, parse_models
 from services.caller.redaction import without_key
 from services.caller.upstream import ReplyTooLarge, read_capped
@@ -19,6 +19,7 @@ from services.caller.wire import bad_base, http_error_text
 from shared import bus, subjects
 from shared.commands import ListedModel, ModelsReply, ModelsRequest, RpcError
 from shared.config_state import ConfigState
+from shared.loopback import is_loopback
 
 MAX_PAGES = 20
 LIST_TIMEOUT_S = 30.0

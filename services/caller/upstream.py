@@ -22,7 +22,7 @@ from httpx_aiohttp import AiohttpTransport, HttpxAiohttpClient
 
 from services.caller.adapters import ADAPTERS, Adapter
 from services.caller.endpoint_base import REFUSALS, base_refusal
-from services.caller.keys import KeyStore, is_loopback, missing_key
+from services.caller.keys import KeyStore, missing_key
 from services.caller.outcome import CallOutcome, CallReport, Tally, client_failed, no_answer_text
 from services.caller.pacer import Pacer, Ticket
 from services.caller.paid_guard import PaidGuard
@@ -31,6 +31,7 @@ from services.caller.redaction import without_key
 from services.caller.retries import doubled_budget, retry_wait
 from services.caller.wire import MAX_REPLY_BYTES, UpstreamRequest, bad_base, http_error_text
 from shared.commands import SeatCall
+from shared.loopback import is_loopback
 
 CONNECT_TIMEOUT_S = 10.0
 WRITE_TIMEOUT_S = 30.0

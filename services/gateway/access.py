@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from services.gateway.routes.fallback import is_gateway_path
+from services.gateway.gateway_paths import is_gateway_path
 
 RouteKind = Literal["open", "gateway", "admin"]
 KEY_PREFIX = "bwk_"

@@ -7,11 +7,11 @@ The Host allow-list defeats DNS rebinding: a page on `evil.example` that resolve
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from shared.loopback import is_loopback_host
 from shared.settings import GatewaySettings
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -77,21 +77,11 @@ def cors_headers(origin: str) -> dict[str, str]:
     return {"Access-Control-Allow-Origin": origin, "Vary": "Origin", "Access-Control-Expose-Headers": EXPOSED}
 
 
-def is_loopback(bind: str) -> bool:
-    host = bind.strip().strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def startup_problems(settings: GatewaySettings) -> list[str]:
     """SEC-1: reasons this gateway must not start, each naming what to set."""
     problems = []
     token = settings.admin_token.get_secret_value() if settings.admin_token else ""
-    if not is_loopback(settings.bind) and not token:
+    if not is_loopback_host(settings.bind) and not token:
         problems.append(f"BENCH_BIND={settings.bind} listens beyond this machine: set "
                         f"BENCHWARMERS_ADMIN_TOKEN ({TOKEN_MIN}+ characters) first, or bind 127.0.0.1")
     if token and len(token) < TOKEN_MIN:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from enum import StrEnum
 
+from shared.scheduled_jobs import JobName
+
 
 class Mode(StrEnum):
     OFF = "off"  # a fresh install spends nothing
@@ -34,13 +36,13 @@ class Job:
 
 
 JOBS: tuple[Job, ...] = (
-    Job("availability", (time(5),), does="tiny probe of every registered model (HL-2)"),
-    Job("catalog", (time(6),), does="catalog refresh (CAT-1)"),
-    Job("suite-free", (time(6),), does="suite for one :free model (T-6)"),
-    Job("deprecations", (time(8),), does="served check and auto-retire (HL-4, HL-5)"),
-    Job("perf", (time(7),), weekday=0, does="weekly perf probe (HL-2)"),
-    Job("capabilities", (time(7),), weekday=6, does="capabilities probe (HL-3)"),
-    Job("suite", (time(3), time(9), time(15), time(21)), does="suite for one paid model (T-6)"),
+    Job(JobName.AVAILABILITY, (time(5),), does="tiny probe of every registered model (HL-2)"),
+    Job(JobName.CATALOG, (time(6),), does="catalog refresh (CAT-1)"),
+    Job(JobName.SUITE_FREE, (time(6),), does="suite for one :free model (T-6)"),
+    Job(JobName.DEPRECATIONS, (time(8),), does="served check and auto-retire (HL-4, HL-5)"),
+    Job(JobName.PERF, (time(7),), weekday=0, does="weekly perf probe (HL-2)"),
+    Job(JobName.CAPABILITIES, (time(7),), weekday=6, does="capabilities probe (HL-3)"),
+    Job(JobName.SUITE, (time(3), time(9), time(15), time(21)), does="suite for one paid model (T-6)"),
 )
 
 

@@ -20,6 +20,8 @@ from shared.events import (
     ModelRegistered,
     ModelRetired,
 )
+from shared.loopback import is_loopback
+from shared.provider_keys import KEY_PREFIX, key_variable
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,31}$")
 ALIAS_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{1,63}$")
@@ -30,7 +32,6 @@ ROLES = ("general", "code", "light", "vision", "image", "decision")
 NOT_CHAT_ROLES = ("image", "decision")  # C-7, C-9: never seated, so never a member or merger
 COLLECTION_SHAPES = ("general", "design", "prose", "review", "code", "enumeration", "quick", "vision")
 REPLIES = ("all", "merged", "route")
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization")
 MAX_CALLS_RANGE = (1, 10)
 MAX_EXPLORERS_RANGE = (0, 2)
@@ -45,11 +46,6 @@ class Invalid(Exception):
     def __init__(self, errors: list[str]) -> None:
         super().__init__("; ".join(errors))
         self.errors = errors
-
-
-def key_variable(endpoint: str) -> str:
-    """C-2: the environment variable the callers read an endpoint's key from."""
-    return "BENCHWARMERS_KEY_" + endpoint.upper().replace("-", "_")
 
 
 def strip_bench(name: Any) -> Any:
@@ -94,7 +90,7 @@ def infer_kind(base: str) -> str:
     parts = urlsplit(base)
     if parts.path.rstrip("/").endswith("/api"):
         return "hub"
-    if (parts.hostname or "").lower() in LOOPBACK_HOSTS:
+    if is_loopback(base):
         return "local"
     return "provider"
 
@@ -107,7 +103,7 @@ def save_endpoint(body: dict[str, Any]) -> Rule:
         errors = unknown_fields(body, ("name", "base", "api", "kind", "headers", "default", "key"))
         name = check_name(body.get("name"), "endpoint", errors)
         if "key" in body:
-            variable = key_variable(name) if name else "BENCHWARMERS_KEY_<NAME>"
+            variable = key_variable(name) if name else f"{KEY_PREFIX}<NAME>"
             errors.append(f"keys are never sent to or stored by Benchwarmers: set {variable} in the callers' "
                           "environment (or their mounted secrets) instead")
         base = body.get("base")

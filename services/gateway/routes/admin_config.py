@@ -30,9 +30,9 @@ from services.gateway.admin.schemas import (
 )
 from services.gateway.routes.admin_base import AdminRoute, context, sent, write
 from services.gateway.routes.admin_models import feeds
-from services.prober.schedule import JOBS
 from shared import subjects
 from shared.events import CollectionRemoved, CollectionSaved, LimitsSaved
+from shared.scheduled_jobs import JobName
 from shared.version import package_version
 
 router = APIRouter(route_class=AdminRoute, tags=["configuration"])
@@ -111,7 +111,7 @@ async def status(request: Request) -> dict[str, Any]:
     base = settings.public_url.rstrip("/") if settings.public_url else f"http://127.0.0.1:{settings.port}"
     return {"ok": True, **more_views.status(
         ctx.config, version=package_version(), gateway=f"{base}/v1", data=str(settings.home),
-        scheduler=settings.scheduler, jobs=[job.name for job in JOBS], auth=bool(token),
+        scheduler=settings.scheduler, jobs=[job.value for job in JobName], auth=bool(token),
         keys_required=keys_required(token, settings.require_keys),
     )}
 

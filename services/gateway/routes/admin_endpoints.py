@@ -11,9 +11,8 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 from starlette.requests import Request
 
-from services.caller.keys import is_loopback
 from services.gateway.admin import endpoint_rules, views
-from services.gateway.admin.rules import Invalid, key_variable
+from services.gateway.admin.rules import Invalid
 from services.gateway.admin.schemas import (
     REFUSALS,
     EndpointBody,
@@ -31,6 +30,8 @@ from services.gateway.routes.admin_base import AdminRoute, context, sent, write
 from shared import bus, subjects
 from shared.commands import ModelsReply, ModelsRequest
 from shared.events import EndpointRemoved, EndpointSaved
+from shared.loopback import is_loopback
+from shared.provider_keys import key_variable
 
 router = APIRouter(route_class=AdminRoute, tags=["endpoints"])
 LIST_TIMEOUT_S = 60.0

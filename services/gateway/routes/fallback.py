@@ -10,19 +10,9 @@ from starlette.responses import JSONResponse, Response
 
 from services.gateway.deliver import error_response
 from services.gateway.formats import OPENAI_CHAT
+from services.gateway.gateway_paths import is_gateway_path
 
-OLLAMA_ROUTES = ("/api/chat", "/api/generate", "/api/tags", "/api/version", "/api/show")
-GATEWAY_PREFIXES = ("/v1/", "/v1beta/", "/bench/")
-# H-0: OpenAI clients configured without `/v1` in their base URL.
-WITHOUT_V1 = ("/models", "/chat/completions", "/completions", "/responses")
 PARAMETER = re.compile(r"\{(\w+):\w+\}")
-
-
-def is_gateway_path(path: str) -> bool:
-    return (
-        path.startswith(GATEWAY_PREFIXES) or path in OLLAMA_ROUTES or path in WITHOUT_V1
-        or path in ("/mcp", "/v1/mcp")
-    )
 
 
 def shown_path(path: str) -> str:

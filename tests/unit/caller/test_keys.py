@@ -5,11 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from services.caller.keys import KeyStore, env_name, is_loopback, missing_key
-
-
-def test_env_name_upper_cases_and_replaces_dashes() -> None:
-    assert env_name("open-router") == "BENCHWARMERS_KEY_OPEN_ROUTER"
+from services.caller.keys import KeyStore, missing_key
 
 
 def test_key_from_environment() -> None:
@@ -61,14 +57,6 @@ def test_rotated_secret_is_read_again(tmp_path: Path) -> None:
 
 def test_missing_secrets_path_is_no_key(tmp_path: Path) -> None:
     assert KeyStore(env={}, secrets_path=tmp_path / "nope").key_for("groq") is None
-
-
-def test_loopback_bases() -> None:
-    assert is_loopback("http://127.0.0.1:11434/v1")
-    assert is_loopback("http://localhost:8080/v1")
-    assert is_loopback("http://[::1]:8080/v1")
-    assert not is_loopback("https://api.groq.com/openai/v1")
-    assert not is_loopback("http://10.0.0.5/v1")
 
 
 def test_missing_key_names_the_variable() -> None:

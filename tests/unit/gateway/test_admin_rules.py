@@ -53,6 +53,7 @@ def errors_of(rule: rules.Rule, st: ConfigState | None = None) -> list[str]:
         ("http://127.0.0.1:11434/v1", "local"),
         ("http://localhost:8080/v1/", "local"),
         ("http://[::1]:8080/v1", "local"),
+        ("http://127.0.0.2:8080/v1", "local"),
         ("https://webui.example/api", "hub"),
         ("http://localhost:3000/api", "hub"),
         ("https://api.openai.com/v1", "provider"),

@@ -7,6 +7,7 @@ from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from services.prober.schedule import JOBS, Due, Job, due_between, due_times
+from shared.scheduled_jobs import JobName
 
 PARIS = ZoneInfo("Europe/Paris")
 
@@ -53,6 +54,11 @@ def test_a_week_holds_every_job_as_often_as_hl7_says() -> None:
         "availability": 7, "catalog": 7, "suite-free": 7, "deprecations": 7,
         "perf": 1, "capabilities": 1, "suite": 28,
     }
+
+
+def test_the_schedule_holds_each_named_job_once_in_the_listed_order() -> None:
+    """The gateway's status lists `JobName`; the prober runs `JOBS`: the two must not drift apart."""
+    assert [job.name for job in JOBS] == list(JobName)
 
 
 def test_jobs_due_together_keep_the_listed_order_and_time_order() -> None:
