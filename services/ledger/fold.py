@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+from services.ledger.columns import Integer, Json, SeatPlans, Skips
 from shared.events import (
     AlertCleared,
     AlertRaised,
@@ -64,8 +65,8 @@ class PanelRow(NamedTuple):
     shape: str | None
     shape_by: str | None
     key: str | None
-    seats: list[dict[str, str]] | None
-    skipped: list[dict[str, str]] | None
+    seats: SeatPlans | None
+    skipped: Skips | None
     answered_at: datetime | None
     reply: str | None
     system: str | None
@@ -100,8 +101,8 @@ class SeatRow(NamedTuple):
     seconds: float
     answer: str
     error: str
-    http_status: int | None
-    attempts: int
+    http_status: Integer | None
+    attempts: Integer
     tokens_in: int
     tokens_out: int
     reasoning: int
@@ -133,8 +134,8 @@ class UsageRow(NamedTuple):
     collection: str
     purpose: str
     status: str  # ok | empty | error | timeout | refused
-    http_status: int | None
-    attempts: int
+    http_status: Integer | None
+    attempts: Integer
     tokens_in: int
     tokens_out: int
     reasoning: int
@@ -158,12 +159,12 @@ class RouteTurnRow(NamedTuple):
     collection: str
     key: str
     alias: str
-    turn: int
+    turn: Integer
     task: str
     status: str
     seconds: float
     first_token_s: float | None
-    tool_calls: int
+    tool_calls: Integer
     finish: str
     tokens_in: int | None
     tokens_out: int | None
@@ -227,7 +228,7 @@ class ConfigRow(NamedTuple):
     by: str
     type: str
     name: str
-    change: str
+    change: Json
 
 
 class CooldownRow(NamedTuple):

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from services.ledger import schema
 from services.ledger.fold import EventRow, PanelRow, SeatRow, fold_batch
 from shared.events import (
     GatewayKeyCreated,
@@ -124,22 +121,3 @@ def test_cooldowns_are_rows() -> None:
     assert (row.seq, row.alias, row.connection, row.why) == (9, "a", "local", "429")
     assert row.until > row.at
 
-
-def test_every_table_matches_its_row_type() -> None:
-    for table in schema.TABLES:
-        assert tuple(table.columns) == table.row._fields  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="differ"):
-        schema.Table("bad", "seats", SeatRow, {"call": "VARCHAR"}, key=("call",), merge="first")
-    with pytest.raises(ValueError, match="stream sequence"):
-        schema.Table("bad", "panels", PanelRow, schema.PANELS.columns, key=("panel",), merge="latest")
-
-
-def test_merge_statements_follow_each_rule() -> None:
-    assert schema.SEATS.merge_sql().startswith("INSERT OR IGNORE INTO seats")
-    fill = schema.PANELS.merge_sql()
-    assert "ON CONFLICT (panel) DO UPDATE" in fill and 'coalesce(panels."prompt", excluded."prompt")' in fill
-    assert '"panel" = coalesce' not in fill
-    latest = schema.QUOTA_RECORDS.merge_sql()
-    assert "ON CONFLICT (connection, alias, metric, period) DO UPDATE" in latest
-    assert latest.endswith("WHERE excluded.seq > quota_records.seq")
-    assert '"remaining" = excluded."remaining"' in latest
