@@ -4,9 +4,12 @@ the latest quota record wins)."""
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 from services.ledger.fold import EventRow, PanelRow, SeatRow, fold_batch
 from shared.events import (
+    ConfigEvent,
+    EventBase,
     GatewayKeyCreated,
     GatewayKeyRevoked,
     GatewaySettingsSaved,
@@ -121,3 +124,27 @@ def test_cooldowns_are_rows() -> None:
     assert (row.seq, row.alias, row.connection, row.why) == (9, "a", "local", "429")
     assert row.until > row.at
 
+
+
+class Unheard(EventBase):
+    """An event type the ledger has no handler for."""
+
+
+class NewSetting(ConfigEvent):
+    """A configuration event type added later, without a handler of its own."""
+
+    type: Literal["new_setting"] = "new_setting"
+    name: str
+
+
+def test_an_event_without_a_handler_is_only_an_applied_event() -> None:
+    rows = fold_batch([(1, Unheard(id="u1", at=T0)), (2, cooldown("a"))])
+    assert [(e.seq, e.type) for e in rows.events] == [(1, "Unheard"), (2, "cooldown_started")]
+    assert len(rows.cooldowns) == 1
+    assert not (rows.seats or rows.panels or rows.usage or rows.config_changes or rows.alerts)
+
+
+def test_a_configuration_event_without_its_own_handler_is_a_configuration_change() -> None:
+    rows = fold_batch([(3, NewSetting(id="n1", at=T0, name="x"))])
+    assert [(c.type, c.name, c.change) for c in rows.config_changes.values()] == [
+        ("new_setting", "x", '{"name":"x"}')]
