@@ -35,6 +35,8 @@ def struct_list(model: type[BaseModel]) -> Duck:
 
 
 def duck_type(annotation: Any) -> str:
+    """The DuckDB type of one field's annotation; a type with none is refused, so a row type that the
+    tables cannot hold fails at import, not at the first append."""
     if get_origin(annotation) is Annotated:
         declared = [mark for mark in annotation.__metadata__ if isinstance(mark, Duck)]
         if declared:
@@ -61,7 +63,8 @@ def columns_of(row: type[tuple[Any, ...]]) -> dict[str, str]:
     return {name: duck_type(hints[name]) for name in fields}
 
 
-Integer = Annotated[int, Duck("INTEGER")]
-Json = Annotated[str, Duck("JSON")]
+Integer = Annotated[int, Duck("INTEGER")]  # small counts and codes: HTTP status, attempts, turns
+Json = Annotated[str, Duck("JSON")]  # a JSON document, queried with DuckDB's JSON functions
+# A panel's plan and its skipped seats: STRUCTs with the fields of the events' own models.
 SeatPlans = Annotated[list[dict[str, str]], struct_list(SeatPlan)]
 Skips = Annotated[list[dict[str, str]], struct_list(Skip)]

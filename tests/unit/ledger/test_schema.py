@@ -15,11 +15,6 @@ class NoSeq(NamedTuple):
     id: str
 
 
-def test_every_table_has_its_row_types_fields_as_columns() -> None:
-    for table in schema.TABLES:
-        assert tuple(table.columns) == table.row._fields  # type: ignore[attr-defined]
-
-
 def test_a_key_must_be_a_column_and_latest_needs_the_sequence() -> None:
     with pytest.raises(ValueError, match="key"):
         schema.Table("bad", "seats", SeatRow, key=("seat_id",), merge="first")
