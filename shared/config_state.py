@@ -6,8 +6,10 @@ seater and the callers agree on what a collection or an endpoint is. Pure: no I/
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from shared.alerts import Alert, served_of
 from shared.events import (
@@ -64,51 +66,53 @@ class ConfigState:
     seq: int = 0  # last stream sequence of a config event folded
 
     def apply(self, event: EventBase, seq: int = 0) -> None:
+        """Fold one event with its type's handler; an event of a type with none (not about configuration)
+        only moves `seq` on."""
         if seq and seq <= self.seq:
             return
-        if isinstance(event, EndpointSaved):
-            if event.default:
-                for name, ep in list(self.endpoints.items()):
-                    if ep.default and name != event.name:
-                        self.endpoints[name] = ep.model_copy(update={"default": False})
-            self.endpoints[event.name] = event
-        elif isinstance(event, EndpointRemoved):
-            if event.retire_models:
-                for alias in [a for a, m in self.models.items() if m.endpoint == event.name]:
-                    self._retire(ModelRetired(id=event.id, at=event.at, by=event.by, alias=alias,
-                                              why=f"its endpoint {event.name} was removed"))
-            self.endpoints.pop(event.name, None)
-        elif isinstance(event, ModelRegistered):
-            self.retired.pop(event.alias, None)
-            self.models[event.alias] = event
-        elif isinstance(event, ModelRetired):
-            self._retire(event)
-        elif isinstance(event, ModelUpdated):
-            self._update_model(event)
-        elif isinstance(event, ModelRestored):
-            self._restore(event.alias)
-        elif isinstance(event, GatewayKeyCreated):
-            self._revoke(event.name)
-            self.gateway_keys[event.name] = event
-            self.key_hashes[event.hash] = event.name
-        elif isinstance(event, GatewayKeyRevoked):
-            self._revoke(event.name)
-        elif isinstance(event, CollectionSaved):
-            self.collections[event.name] = event
-        elif isinstance(event, CollectionRemoved):
-            self.collections.pop(event.name, None)
-        elif isinstance(event, GatewaySettingsSaved):
-            self.max_calls, self.max_explorers = event.max_calls, event.max_explorers
-        elif isinstance(event, LimitsSaved):
-            self._save_limits(event)
-        elif isinstance(event, ConnectionsSaved):
-            self.allow_paid = list(dict.fromkeys(event.allow_paid))
-        elif isinstance(event, AlertRaised):
-            self._raise(event)
-        elif isinstance(event, AlertCleared):
-            self.alerts.pop(event.key, None)
+        handler = next((APPLY[base] for base in type(event).__mro__ if base in APPLY), None)
+        if handler is not None:
+            handler(self, event)
         if seq:
             self.seq = seq
+
+    def _save_endpoint(self, event: EndpointSaved) -> None:
+        if event.default:
+            for name, ep in list(self.endpoints.items()):
+                if ep.default and name != event.name:
+                    self.endpoints[name] = ep.model_copy(update={"default": False})
+        self.endpoints[event.name] = event
+
+    def _remove_endpoint(self, event: EndpointRemoved) -> None:
+        if event.retire_models:
+            for alias in [a for a, m in self.models.items() if m.endpoint == event.name]:
+                self._retire(ModelRetired(id=event.id, at=event.at, by=event.by, alias=alias,
+                                          why=f"its endpoint {event.name} was removed"))
+        self.endpoints.pop(event.name, None)
+
+    def _register_model(self, event: ModelRegistered) -> None:
+        self.retired.pop(event.alias, None)
+        self.models[event.alias] = event
+
+    def _create_key(self, event: GatewayKeyCreated) -> None:
+        self._revoke(event)
+        self.gateway_keys[event.name] = event
+        self.key_hashes[event.hash] = event.name
+
+    def _save_collection(self, event: CollectionSaved) -> None:
+        self.collections[event.name] = event
+
+    def _remove_collection(self, event: CollectionRemoved) -> None:
+        self.collections.pop(event.name, None)
+
+    def _save_settings(self, event: GatewaySettingsSaved) -> None:
+        self.max_calls, self.max_explorers = event.max_calls, event.max_explorers
+
+    def _save_connections(self, event: ConnectionsSaved) -> None:
+        self.allow_paid = list(dict.fromkeys(event.allow_paid))
+
+    def _clear_alert(self, event: AlertCleared) -> None:
+        self.alerts.pop(event.key, None)
 
     def _save_limits(self, event: LimitsSaved) -> None:
         book = self.connection_limits if event.scope == "connection" else self.model_limits
@@ -135,8 +139,9 @@ class ConfigState:
             if named is not None and (alert.alias == alias or (named == served and not still_served)):
                 del self.alerts[key]
 
-    def _revoke(self, name: str) -> None:
-        old = self.gateway_keys.pop(name, None)
+    def _revoke(self, event: GatewayKeyCreated | GatewayKeyRevoked) -> None:
+        """A key created again under its name replaces the old one, whose hash stops opening anything."""
+        old = self.gateway_keys.pop(event.name, None)
         if old is not None:
             self.key_hashes.pop(old.hash, None)
 
@@ -183,7 +188,8 @@ class ConfigState:
                 self.renamed[earlier] = new
         self.renamed[old] = new
 
-    def _restore(self, alias: str) -> None:
+    def _restore(self, event: ModelRestored) -> None:
+        alias = event.alias
         record = self.retired.pop(alias, None)
         if record is None:
             return
@@ -245,6 +251,26 @@ class ConfigState:
     def explorer_count(self, members: int) -> int:
         """C-11: explorers = max(0, min(max_explorers, max_calls − members))."""
         return max(0, min(self.max_explorers, self.max_calls - members))
+
+
+# One handler per configuration event type: adding a type is adding its handler here.
+APPLY: dict[type[EventBase], Callable[[ConfigState, Any], None]] = {
+    EndpointSaved: ConfigState._save_endpoint,
+    EndpointRemoved: ConfigState._remove_endpoint,
+    ModelRegistered: ConfigState._register_model,
+    ModelRetired: ConfigState._retire,
+    ModelUpdated: ConfigState._update_model,
+    ModelRestored: ConfigState._restore,
+    GatewayKeyCreated: ConfigState._create_key,
+    GatewayKeyRevoked: ConfigState._revoke,
+    CollectionSaved: ConfigState._save_collection,
+    CollectionRemoved: ConfigState._remove_collection,
+    GatewaySettingsSaved: ConfigState._save_settings,
+    LimitsSaved: ConfigState._save_limits,
+    ConnectionsSaved: ConfigState._save_connections,
+    AlertRaised: ConfigState._raise,
+    AlertCleared: ConfigState._clear_alert,
+}
 
 
 def family(served: str) -> str:

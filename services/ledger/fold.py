@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+from services.ledger.columns import Integer, Json, SeatPlans, Skips
 from shared.events import (
     AlertCleared,
     AlertRaised,
@@ -64,8 +65,8 @@ class PanelRow(NamedTuple):
     shape: str | None
     shape_by: str | None
     key: str | None
-    seats: list[dict[str, str]] | None
-    skipped: list[dict[str, str]] | None
+    seats: SeatPlans | None
+    skipped: Skips | None
     answered_at: datetime | None
     reply: str | None
     system: str | None
@@ -100,8 +101,8 @@ class SeatRow(NamedTuple):
     seconds: float
     answer: str
     error: str
-    http_status: int | None
-    attempts: int
+    http_status: Integer | None
+    attempts: Integer
     tokens_in: int
     tokens_out: int
     reasoning: int
@@ -133,8 +134,8 @@ class UsageRow(NamedTuple):
     collection: str
     purpose: str
     status: str  # ok | empty | error | timeout | refused
-    http_status: int | None
-    attempts: int
+    http_status: Integer | None
+    attempts: Integer
     tokens_in: int
     tokens_out: int
     reasoning: int
@@ -158,12 +159,12 @@ class RouteTurnRow(NamedTuple):
     collection: str
     key: str
     alias: str
-    turn: int
+    turn: Integer
     task: str
     status: str
     seconds: float
     first_token_s: float | None
-    tool_calls: int
+    tool_calls: Integer
     finish: str
     tokens_in: int | None
     tokens_out: int | None
@@ -227,7 +228,7 @@ class ConfigRow(NamedTuple):
     by: str
     type: str
     name: str
-    change: str
+    change: Json
 
 
 class CooldownRow(NamedTuple):
@@ -275,31 +276,70 @@ class Rows:
 
     def add(self, seq: int, event: EventBase) -> None:
         self.events.append(EventRow(seq, event.id, _type(event), event.at, event.by))
-        if isinstance(event, SeatCompleted):
-            self.seats.setdefault(event.call, seat_row(seq, event))
-            if is_provider_call(event):
-                self.usage.setdefault(event.call, usage_row(seq, event))
-        elif isinstance(event, CallUsed):
+        handler = handler_for(type(event))
+        if handler is not None:
+            handler(self, seq, event)
+
+    def _seat_completed(self, seq: int, event: SeatCompleted) -> None:
+        self.seats.setdefault(event.call, seat_row(seq, event))
+        if is_provider_call(event):
             self.usage.setdefault(event.call, usage_row(seq, event))
-        elif isinstance(event, PanelSeated | PanelAnswered):
-            row = panel_row(event)
-            known = self.panels.get(row.panel)
-            self.panels[row.panel] = known.merged(row) if known else row
-        elif isinstance(event, VerdictRecorded):
-            self.verdicts.setdefault(event.id, verdict_row(seq, event))
-        elif isinstance(event, ConfigEvent):
-            self.config_changes.setdefault(event.id, config_row(seq, event))
-            if isinstance(event, AlertRaised | AlertCleared):
-                self.alerts.setdefault(event.id, alert_row(seq, event))
-        elif isinstance(event, CooldownStarted):
-            self.cooldowns.setdefault(event.id, cooldown_row(seq, event))
-        elif isinstance(event, RouteTurn):
-            self.route_turns.setdefault(event.id, route_turn_row(seq, event))
-        elif isinstance(event, LimitLearned):
-            self.limits_learned.setdefault(event.id, limit_learned_row(seq, event))
-        elif isinstance(event, QuotaObserved):
-            for quota in quota_rows(seq, event):  # later reports replace earlier ones
-                self.quota_records[(quota.connection, quota.alias, quota.metric, quota.period)] = quota
+
+    def _call_used(self, seq: int, event: CallUsed) -> None:
+        self.usage.setdefault(event.call, usage_row(seq, event))
+
+    def _panel(self, seq: int, event: PanelSeated | PanelAnswered) -> None:
+        row = panel_row(event)
+        known = self.panels.get(row.panel)
+        self.panels[row.panel] = known.merged(row) if known else row
+
+    def _verdict(self, seq: int, event: VerdictRecorded) -> None:
+        self.verdicts.setdefault(event.id, verdict_row(seq, event))
+
+    def _config_change(self, seq: int, event: ConfigEvent) -> None:
+        self.config_changes.setdefault(event.id, config_row(seq, event))
+
+    def _alert(self, seq: int, event: AlertRaised | AlertCleared) -> None:
+        self._config_change(seq, event)
+        self.alerts.setdefault(event.id, alert_row(seq, event))
+
+    def _cooldown(self, seq: int, event: CooldownStarted) -> None:
+        self.cooldowns.setdefault(event.id, cooldown_row(seq, event))
+
+    def _route_turn(self, seq: int, event: RouteTurn) -> None:
+        self.route_turns.setdefault(event.id, route_turn_row(seq, event))
+
+    def _limit_learned(self, seq: int, event: LimitLearned) -> None:
+        self.limits_learned.setdefault(event.id, limit_learned_row(seq, event))
+
+    def _quota_observed(self, seq: int, event: QuotaObserved) -> None:
+        for quota in quota_rows(seq, event):  # later reports replace earlier ones
+            self.quota_records[(quota.connection, quota.alias, quota.metric, quota.period)] = quota
+
+
+Handler = Callable[[Rows, int, Any], None]
+
+# One handler per event type: an event whose class (or a base of it, like `ConfigEvent`) is not here adds
+# only its `events_applied` row.
+HANDLERS: dict[type[EventBase], Handler] = {
+    SeatCompleted: Rows._seat_completed,
+    CallUsed: Rows._call_used,
+    PanelSeated: Rows._panel,
+    PanelAnswered: Rows._panel,
+    VerdictRecorded: Rows._verdict,
+    ConfigEvent: Rows._config_change,
+    AlertRaised: Rows._alert,
+    AlertCleared: Rows._alert,
+    CooldownStarted: Rows._cooldown,
+    RouteTurn: Rows._route_turn,
+    LimitLearned: Rows._limit_learned,
+    QuotaObserved: Rows._quota_observed,
+}
+
+
+def handler_for(kind: type[EventBase]) -> Handler | None:
+    """The handler of the event's own class, else of its nearest base that has one."""
+    return next((HANDLERS[base] for base in kind.__mro__ if base in HANDLERS), None)
 
 
 def fold_batch(events: Iterable[tuple[int, EventBase]]) -> Rows:

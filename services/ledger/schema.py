@@ -1,19 +1,21 @@
 """The ledger's DuckDB tables: typed columns, keys, and how a batch's rows meet the rows already there.
 
-Each table's columns follow its row type in `fold` (checked at import), so the mapping and the schema
-cannot drift apart. `ledger_position` holds the last stream sequence applied; it is written in the same
-transaction as the rows, so a crash never applies a batch twice or loses one. `ledger_schema` holds a
-fingerprint of the tables' shape: a file made by another version is folded again from the stream.
+Each table's columns are its row type's fields in `fold`, typed by their annotations (`columns`), so the
+mapping and the schema cannot drift apart. `ledger_position` holds the last stream sequence applied; it is
+written in the same transaction as the rows, so a crash never applies a batch twice or loses one.
+`ledger_schema` holds a fingerprint of the tables' shape: a file made by another version is folded again
+from the stream.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from services.ledger import fold
+from services.ledger.columns import columns_of
 
 POSITION_TABLE = "ledger_position"
 POSITION_DDL = f"CREATE TABLE IF NOT EXISTS {POSITION_TABLE} (stream VARCHAR PRIMARY KEY, seq BIGINT)"
@@ -24,26 +26,22 @@ POSITION_DDL = f"CREATE TABLE IF NOT EXISTS {POSITION_TABLE} (stream VARCHAR PRI
 # latest: the row of the highest stream sequence wins (the last quota a provider reported).
 Merge = Literal["strict", "first", "fill", "latest"]
 
-SEAT_PLAN = (
-    "STRUCT(call VARCHAR, seat VARCHAR, alias VARCHAR, served VARCHAR, endpoint VARCHAR, connection VARCHAR)"
-    "[]"
-)
-SKIP = "STRUCT(seat VARCHAR, alias VARCHAR, why VARCHAR)[]"
-
 
 @dataclass(frozen=True)
 class Table:
+    """A table is its row type (the columns, from its annotations), its key and its merge rule."""
+
     name: str
     rows_attr: str  # the `fold.Rows` field holding this table's rows
     row: type[tuple[Any, ...]]
-    columns: dict[str, str]  # column → DuckDB type, in the row type's order
     key: tuple[str, ...]
     merge: Merge
+    columns: dict[str, str] = field(init=False)  # column → DuckDB type, in the row type's order
 
     def __post_init__(self) -> None:
-        fields = getattr(self.row, "_fields", ())
-        if tuple(self.columns) != tuple(fields):
-            raise ValueError(f"{self.name}: columns {list(self.columns)} differ from {self.row.__name__}")
+        object.__setattr__(self, "columns", columns_of(self.row))
+        if missing := [k for k in self.key if k not in self.columns]:
+            raise ValueError(f"{self.name}: key {missing} is not a column of {self.row.__name__}")
         if self.merge == "latest" and "seq" not in self.columns:
             raise ValueError(f"{self.name}: a `latest` table needs the stream sequence (`seq`) of its rows")
 
@@ -74,119 +72,20 @@ class Table:
         return list(held.values()) if isinstance(held, dict) else held
 
 
-EVENTS = Table(
-    "events_applied", "events", fold.EventRow,
-    {"seq": "BIGINT", "id": "VARCHAR", "type": "VARCHAR", "at": "TIMESTAMPTZ", "by": "VARCHAR"},
-    key=("seq",), merge="strict",
-)
-
-PANELS = Table(
-    "panels", "panels", fold.PanelRow,
-    {
-        "panel": "VARCHAR", "at": "TIMESTAMPTZ", "collection": "VARCHAR", "shape": "VARCHAR",
-        "shape_by": "VARCHAR", "key": "VARCHAR", "seats": SEAT_PLAN, "skipped": SKIP,
-        "answered_at": "TIMESTAMPTZ", "reply": "VARCHAR", "system": "VARCHAR", "prompt": "VARCHAR",
-        "calls": "VARCHAR[]", "note": "VARCHAR",
-    },
-    key=("panel",), merge="fill",
-)
-
-SEATS = Table(
-    "seats", "seats", fold.SeatRow,
-    {
-        "call": "VARCHAR", "seq": "BIGINT", "event": "VARCHAR", "at": "TIMESTAMPTZ", "panel": "VARCHAR",
-        "seat": "VARCHAR", "alias": "VARCHAR", "served": "VARCHAR", "endpoint": "VARCHAR",
-        "connection": "VARCHAR", "collection": "VARCHAR", "task": "VARCHAR", "purpose": "VARCHAR",
-        "status": "VARCHAR", "seconds": "DOUBLE", "answer": "VARCHAR", "error": "VARCHAR",
-        "http_status": "INTEGER", "attempts": "INTEGER", "tokens_in": "BIGINT", "tokens_out": "BIGINT",
-        "reasoning": "BIGINT", "cached": "BIGINT", "estimated": "BOOLEAN", "caller": "VARCHAR",
-        "served_by": "VARCHAR", "swap": "BOOLEAN", "paced": "VARCHAR", "waited_s": "DOUBLE",
-    },
-    key=("call",), merge="first",
-)
-
-USAGE = Table(
-    "usage", "usage", fold.UsageRow,
-    {
-        "call": "VARCHAR", "seq": "BIGINT", "event": "VARCHAR", "t": "TIMESTAMPTZ", "at": "TIMESTAMPTZ",
-        "panel": "VARCHAR", "alias": "VARCHAR", "connection": "VARCHAR", "endpoint": "VARCHAR",
-        "served": "VARCHAR", "served_by": "VARCHAR", "swap": "BOOLEAN", "collection": "VARCHAR",
-        "purpose": "VARCHAR", "status": "VARCHAR", "http_status": "INTEGER", "attempts": "INTEGER",
-        "tokens_in": "BIGINT", "tokens_out": "BIGINT", "reasoning": "BIGINT", "cached": "BIGINT",
-        "estimated": "BOOLEAN", "seconds": "DOUBLE", "first_token_s": "DOUBLE", "caller": "VARCHAR",
-        "paced": "VARCHAR", "waited_s": "DOUBLE",
-    },
-    key=("call",), merge="first",
-)
-
-ROUTE_TURNS = Table(
-    "route_turns", "route_turns", fold.RouteTurnRow,
-    {
-        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "conversation": "VARCHAR", "call": "VARCHAR",
-        "collection": "VARCHAR", "key": "VARCHAR", "alias": "VARCHAR", "turn": "INTEGER", "task": "VARCHAR",
-        "status": "VARCHAR", "seconds": "DOUBLE", "first_token_s": "DOUBLE", "tool_calls": "INTEGER",
-        "finish": "VARCHAR", "tokens_in": "BIGINT", "tokens_out": "BIGINT", "reasoning": "BIGINT",
-        "tried": "VARCHAR[]", "error": "VARCHAR",
-    },
-    key=("id",), merge="first",
-)
-
-LIMITS_LEARNED = Table(
-    "limits_learned", "limits_learned", fold.LimitLearnedRow,
-    {
-        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "alias": "VARCHAR", "connection": "VARCHAR",
-        "axis": "VARCHAR", "allowed": "BIGINT", "call": "VARCHAR", "why": "VARCHAR",
-    },
-    key=("id",), merge="first",
-)
-
+EVENTS = Table("events_applied", "events", fold.EventRow, key=("seq",), merge="strict")
+PANELS = Table("panels", "panels", fold.PanelRow, key=("panel",), merge="fill")
+SEATS = Table("seats", "seats", fold.SeatRow, key=("call",), merge="first")
+USAGE = Table("usage", "usage", fold.UsageRow, key=("call",), merge="first")
+ROUTE_TURNS = Table("route_turns", "route_turns", fold.RouteTurnRow, key=("id",), merge="first")
+LIMITS_LEARNED = Table("limits_learned", "limits_learned", fold.LimitLearnedRow, key=("id",), merge="first")
 QUOTA_RECORDS = Table(
-    "quota_records", "quota_records", fold.QuotaRow,
-    {
-        "connection": "VARCHAR", "alias": "VARCHAR", "metric": "VARCHAR", "period": "VARCHAR",
-        "seq": "BIGINT", "event": "VARCHAR", "call": "VARCHAR", "observed_at": "TIMESTAMPTZ",
-        "allowed": "BIGINT", "remaining": "BIGINT", "reset_at": "TIMESTAMPTZ", "source": "VARCHAR",
-    },
-    key=("connection", "alias", "metric", "period"), merge="latest",
+    "quota_records", "quota_records", fold.QuotaRow, key=("connection", "alias", "metric", "period"),
+    merge="latest",
 )
-
-VERDICTS = Table(
-    "verdicts", "verdicts", fold.VerdictRow,
-    {
-        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "by": "VARCHAR", "call": "VARCHAR",
-        "alias": "VARCHAR", "useful": "BOOLEAN", "note": "VARCHAR", "real_claims": "VARCHAR[]",
-        "false_claims": "VARCHAR[]",
-    },
-    key=("id",), merge="first",
-)
-
-CONFIG_CHANGES = Table(
-    "config_changes", "config_changes", fold.ConfigRow,
-    {
-        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "by": "VARCHAR", "type": "VARCHAR",
-        "name": "VARCHAR", "change": "JSON",
-    },
-    key=("id",), merge="first",
-)
-
-COOLDOWNS = Table(
-    "cooldowns", "cooldowns", fold.CooldownRow,
-    {
-        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "alias": "VARCHAR", "connection": "VARCHAR",
-        "until": "TIMESTAMPTZ", "why": "VARCHAR",
-    },
-    key=("id",), merge="first",
-)
-
-ALERTS = Table(
-    "alerts", "alerts", fold.AlertRow,
-    {
-        "id": "VARCHAR", "seq": "BIGINT", "at": "TIMESTAMPTZ", "by": "VARCHAR", "key": "VARCHAR",
-        "state": "VARCHAR", "kind": "VARCHAR", "message": "VARCHAR", "action": "VARCHAR", "alias": "VARCHAR",
-        "aliases": "VARCHAR[]",
-    },
-    key=("id",), merge="first",
-)
+VERDICTS = Table("verdicts", "verdicts", fold.VerdictRow, key=("id",), merge="first")
+CONFIG_CHANGES = Table("config_changes", "config_changes", fold.ConfigRow, key=("id",), merge="first")
+COOLDOWNS = Table("cooldowns", "cooldowns", fold.CooldownRow, key=("id",), merge="first")
+ALERTS = Table("alerts", "alerts", fold.AlertRow, key=("id",), merge="first")
 
 TABLES: tuple[Table, ...] = (
     EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS,

@@ -4,12 +4,12 @@ the latest quota record wins)."""
 from __future__ import annotations
 
 import json
+from typing import Literal
 
-import pytest
-
-from services.ledger import schema
 from services.ledger.fold import EventRow, PanelRow, SeatRow, fold_batch
 from shared.events import (
+    ConfigEvent,
+    EventBase,
     GatewayKeyCreated,
     GatewayKeyRevoked,
     GatewaySettingsSaved,
@@ -125,21 +125,26 @@ def test_cooldowns_are_rows() -> None:
     assert row.until > row.at
 
 
-def test_every_table_matches_its_row_type() -> None:
-    for table in schema.TABLES:
-        assert tuple(table.columns) == table.row._fields  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="differ"):
-        schema.Table("bad", "seats", SeatRow, {"call": "VARCHAR"}, key=("call",), merge="first")
-    with pytest.raises(ValueError, match="stream sequence"):
-        schema.Table("bad", "panels", PanelRow, schema.PANELS.columns, key=("panel",), merge="latest")
+
+class Unheard(EventBase):
+    """An event type the ledger has no handler for."""
 
 
-def test_merge_statements_follow_each_rule() -> None:
-    assert schema.SEATS.merge_sql().startswith("INSERT OR IGNORE INTO seats")
-    fill = schema.PANELS.merge_sql()
-    assert "ON CONFLICT (panel) DO UPDATE" in fill and 'coalesce(panels."prompt", excluded."prompt")' in fill
-    assert '"panel" = coalesce' not in fill
-    latest = schema.QUOTA_RECORDS.merge_sql()
-    assert "ON CONFLICT (connection, alias, metric, period) DO UPDATE" in latest
-    assert latest.endswith("WHERE excluded.seq > quota_records.seq")
-    assert '"remaining" = excluded."remaining"' in latest
+class NewSetting(ConfigEvent):
+    """A configuration event type added later, without a handler of its own."""
+
+    type: Literal["new_setting"] = "new_setting"
+    name: str
+
+
+def test_an_event_without_a_handler_is_only_an_applied_event() -> None:
+    rows = fold_batch([(1, Unheard(id="u1", at=T0)), (2, cooldown("a"))])
+    assert [(e.seq, e.type) for e in rows.events] == [(1, "Unheard"), (2, "cooldown_started")]
+    assert len(rows.cooldowns) == 1
+    assert not (rows.seats or rows.panels or rows.usage or rows.config_changes or rows.alerts)
+
+
+def test_a_configuration_event_without_its_own_handler_is_a_configuration_change() -> None:
+    rows = fold_batch([(3, NewSetting(id="n1", at=T0, name="x"))])
+    assert [(c.type, c.name, c.change) for c in rows.config_changes.values()] == [
+        ("new_setting", "x", '{"name":"x"}')]
