@@ -11,6 +11,7 @@ receives on its own inbox prefix (`_INBOX.<role>`), so no role can read another'
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from shared import subjects
@@ -159,7 +160,7 @@ def permissions(role: str) -> dict[str, object]:
     return block
 
 
-def authorization(public_keys: dict[str, tuple[str, ...]]) -> dict[str, object]:
+def authorization(public_keys: Mapping[str, tuple[str, ...]]) -> dict[str, object]:
     """nats-server's `authorization` block: one nkey user per role's key (two while a rotation overlaps),
     each with that role's permissions."""
     users = [{"nkey": key, "permissions": permissions(role)}
