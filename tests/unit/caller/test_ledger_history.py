@@ -12,7 +12,6 @@ from shared import rpc, subjects
 from shared.commands import PacingReply
 from tests.unit.fake_bus import FakeBus
 
-
 OK = PacingReply(at=1.0, rows=[(1.0, "a", 1, 2, "p.member1")], month="2026-12", month_requests=1)
 
 
