@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import re
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -302,27 +302,3 @@ class Projection:
         if self._sub is not None:
             with contextlib.suppress(Exception):
                 await self._sub.unsubscribe()
-
-
-async def request_json(nc: NATS, subject: str, payload: bytes, timeout: float = 10.0) -> bytes:
-    msg = await nc.request(subject, payload, timeout=timeout)
-    data: bytes = msg.data
-    return data
-
-
-Handler = Callable[[bytes], Awaitable[bytes]]
-
-
-async def serve_rpc(nc: NATS, subject: str, queue: str, handler: Handler) -> Any:
-    """Answer requests on `subject` in a queue group; a handler's exception becomes a 500 reply."""
-
-    async def on_msg(msg: Msg) -> None:
-        try:
-            reply = await handler(msg.data)
-        except Exception as exc:
-            log.exception("rpc_failed", subject=subject)
-            reply = b'{"error": {"status": 500, "message": "%s"}}' % type(exc).__name__.encode()
-        if msg.reply:
-            await msg.respond(reply)
-
-    return await nc.subscribe(subject, queue=queue, cb=on_msg)

@@ -108,14 +108,14 @@ class VerdictRequest(BaseModel):
 
 
 class RpcError(BaseModel):
+    """A refusal inside a reply the ledger's SQL view builds; on the wire every failure is `shared.rpc`'s."""
+
     status: int
     message: str
 
 
 class VerdictReply(BaseModel):
-    ok: bool = True
     recorded: dict[str, Any] | None = None
-    error: RpcError | None = None
 
 
 class PendingRequest(BaseModel):
@@ -157,7 +157,6 @@ class ListedModel(BaseModel):
 
 class ModelsReply(BaseModel):
     models: list[ListedModel] = Field(default_factory=list)
-    error: RpcError | None = None
 
 
 class RouteCall(BaseModel):
@@ -190,7 +189,8 @@ class RouteCall(BaseModel):
 
 
 class RouteAccepted(BaseModel):
-    accepted: bool = True
+    """A caller took the call (a malformed one is refused with a 400 instead)."""
+
     caller: str = ""
 
 
@@ -246,7 +246,32 @@ class RouteRequest(BaseModel):
 
 class RoutePlan(BaseModel):
     order: list[str] = Field(default_factory=list)  # best first
-    refusal: PlanRefusal | None = None
+
+
+# ---------------------------------------------------------------- the ledger's own state
+
+
+class LedgerStatusRequest(BaseModel):
+    """How far the ledger has folded, and its row counts. Nothing to ask."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class LedgerStatus(BaseModel):
+    seq: int
+    rows: dict[str, int]
+
+
+class RebuildRequest(BaseModel):
+    """Throw the tables away and fold the whole stream again. Nothing to ask."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Rebuilt(BaseModel):
+    ok: bool = True
+    events: int
+    seconds: float
 
 
 # ---------------------------------------------------------------- the ledger's views (L-5, L-7)
@@ -423,9 +448,7 @@ class PacingReply(BaseModel):
     exact rows with their call id for the calls that ended within the last PACING_EXACT_S (and a margin),
     minute buckets for the rest; and the requests it was sent in the UTC month `month` (rpmo)."""
 
-    ok: bool = True
     at: float = 0.0
     rows: list[PacingRow] = Field(default_factory=list)
     month: str = ""  # YYYY-MM
     month_requests: int = 0
-    error: RpcError | None = None

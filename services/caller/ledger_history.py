@@ -13,9 +13,8 @@ import time
 from collections.abc import Callable
 
 import structlog
-from nats.aio.client import Client as NATS
 
-from shared import subjects
+from shared import rpc, subjects
 from shared.commands import PacingReply, PacingRequest
 
 log = structlog.get_logger("caller")
@@ -25,9 +24,9 @@ QUIET_AFTER_FAILURE_S = 30.0
 
 
 class LedgerHistory:
-    def __init__(self, nc: NATS, timeout_s: float = ASK_TIMEOUT_S,
+    def __init__(self, bus: rpc.Bus, timeout_s: float = ASK_TIMEOUT_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.nc, self.timeout_s, self.clock = nc, timeout_s, clock
+        self.bus, self.timeout_s, self.clock = bus, timeout_s, clock
         self._asking: dict[str, asyncio.Task[PacingReply | None]] = {}
         self._failed_at: dict[str, float] = {}
 
@@ -44,17 +43,14 @@ class LedgerHistory:
         return await asyncio.shield(task)
 
     async def _ask(self, connection: str) -> PacingReply | None:
-        body = PacingRequest(connection=connection).model_dump_json().encode()
         try:
-            msg = await self.nc.request(subjects.RPC_LEDGER_PACING, body, timeout=self.timeout_s)
-            reply = PacingReply.model_validate_json(msg.data)
-        except Exception as exc:  # no responders, a timeout, an answer of another shape
-            why = f"{type(exc).__name__}: {exc}"[:200]
+            reply = await rpc.call(self.bus, subjects.RPC_LEDGER_PACING, PacingRequest(connection=connection),
+                                   PacingReply, self.timeout_s)
+        except rpc.RpcFailure as failure:  # nobody answers, too late, a refusal (behind), an odd answer
+            why = failure.message[:200]
         else:
-            if reply.ok:
-                self._failed_at.pop(connection, None)
-                return reply
-            why = reply.error.message if reply.error else "refused"
+            self._failed_at.pop(connection, None)
+            return reply
         log.warning("pacing_unseeded", connection=connection, why=why)
         self._failed_at[connection] = self.clock()
         return None

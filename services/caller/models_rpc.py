@@ -4,11 +4,7 @@ listed only at the base saved in the caller's own config fold (`endpoint_base`),
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
-from nats.aio.client import Client as NATS
-from pydantic import ValidationError
 
 from services.caller.endpoint_base import REFUSALS, listing_refusal
 from services.caller.keys import KeyStore, missing_key
@@ -16,8 +12,8 @@ from services.caller.listing import models_request, parse_models
 from services.caller.redaction import without_key
 from services.caller.upstream import ReplyTooLarge, read_capped
 from services.caller.wire import bad_base, http_error_text
-from shared import bus, subjects
-from shared.commands import ListedModel, ModelsReply, ModelsRequest, RpcError
+from shared import rpc, subjects
+from shared.commands import ListedModel, ModelsReply, ModelsRequest
 from shared.config_state import ConfigState
 from shared.loopback import is_loopback
 
@@ -29,14 +25,12 @@ class ModelLister:
     def __init__(self, client: httpx.AsyncClient, keys: KeyStore, config: ConfigState) -> None:
         self.client, self.keys, self.config = client, keys, config
 
-    async def serve(self, nc: NATS) -> Any:
-        return await bus.serve_rpc(nc, subjects.RPC_CALLER_MODELS, subjects.CALLER_QUEUE, self.handle)
+    async def serve(self, bus: rpc.Bus) -> rpc.Subscription:
+        return await rpc.serve(bus, subjects.RPC_CALLER_MODELS, subjects.CALLER_QUEUE, ModelsRequest,
+                               self.handle)
 
-    async def handle(self, data: bytes) -> bytes:
-        try:
-            req = ModelsRequest.model_validate_json(data)
-        except ValidationError as exc:
-            return failure(400, f"bad request: {exc.errors()[0]['msg']}")
+    async def handle(self, req: ModelsRequest) -> ModelsReply:
+        """The endpoint's models; a list that cannot be had is an `RpcFailure` (400 unasked, 502 after)."""
         why = bad_base(req.models_url or req.base)
         if why is None:
             why = listing_refusal(self.config, req.endpoint, req.base, req.models_url)
@@ -46,7 +40,7 @@ class ModelLister:
         if why is None and key is None and not is_loopback(req.base):
             why = missing_key(req.endpoint)
         if why:
-            return failure(400, f"Error: client failed: {why}")
+            raise rpc.RpcFailure(400, f"Error: client failed: {why}")
         models: list[ListedModel] = []
         page = ""
         for _ in range(MAX_PAGES):
@@ -56,19 +50,17 @@ class ModelLister:
                                               timeout=LIST_TIMEOUT_S) as resp:
                     status, raw = resp.status_code, await read_capped(resp)
             except (httpx.HTTPError, ReplyTooLarge) as exc:
-                return failure(502, without_key(f"Error: client failed: {type(exc).__name__}: {exc}", key))
+                why = f"Error: client failed: {type(exc).__name__}: {exc}"
+                raise rpc.RpcFailure(502, without_key(why, key)) from None
             if status != 200:
                 text = http_error_text(status, raw.decode(errors="replace"), None)
-                return failure(502, without_key(text, key))
+                raise rpc.RpcFailure(502, without_key(text, key))
             found = parse_models(req.api, raw)
             if found.error:
-                return failure(502, without_key(found.error, key))
+                raise rpc.RpcFailure(502, without_key(found.error, key))
             models += found.models
             page = found.next
             if not page:
                 break
-        return ModelsReply(models=models).model_dump_json().encode()
+        return ModelsReply(models=models)
 
-
-def failure(status: int, message: str) -> bytes:
-    return ModelsReply(error=RpcError(status=status, message=message)).model_dump_json().encode()

@@ -21,7 +21,6 @@ from typing import Any
 import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg as NatsMsg
-from pydantic import ValidationError
 
 from services.caller.config_wait import ConfigWait
 from services.caller.limit_book import LimitBook
@@ -30,7 +29,7 @@ from services.caller.route_call import RouteCaller, Stop, piece_kind
 from services.caller.route_chunks import Chunk
 from services.caller.route_events import RouteReport, call_used, relay_outcome, route_seat
 from services.caller.seat_events import cooldown_started
-from shared import bus, subjects
+from shared import bus, rpc, subjects
 from shared.commands import RELAY_BEAT_S, RelayOutcome, RouteAccepted, RouteCall, SeatCall
 from shared.events import EventBase
 from shared.ids import utcnow
@@ -47,8 +46,8 @@ class Frames:
     Chunks are held and sent together: everything parsed from one read of the member's reply leaves in one
     frame, when the reading task next waits (a task scheduled by the first chunk held), or with the end."""
 
-    def __init__(self, nc: NATS, relay: str) -> None:
-        self.nc, self.relay, self.seq = nc, relay, 0
+    def __init__(self, bus: rpc.Bus, relay: str) -> None:
+        self.nc, self.relay, self.seq = bus, relay, 0
         self.spoke = False  # a chunk with text, reasoning or a tool call went out
         self.held: list[Chunk] = []
         self._sending: asyncio.Task[None] | None = None  # kept: a task nobody holds may be collected
@@ -107,8 +106,8 @@ class RouteRelay:
     async def start(self) -> RouteRelay:
         every_cancel = subjects.relay_cancel_subject(subjects.relay_subject("*", "*"))
         self._subs = [await self.nc.subscribe(every_cancel, cb=self._on_cancel),
-                      await self.nc.subscribe(subjects.RPC_CALLER_ROUTE, queue=subjects.CALLER_QUEUE,
-                                              cb=self._on_request)]
+                      await rpc.serve(self.nc, subjects.RPC_CALLER_ROUTE, subjects.CALLER_QUEUE, RouteCall,
+                                      self.accept)]
         return self
 
     async def _on_cancel(self, msg: NatsMsg) -> None:
@@ -116,19 +115,14 @@ class RouteRelay:
         if stop is not None:
             stop.set()
 
-    async def _on_request(self, msg: NatsMsg) -> None:
-        try:
-            call = RouteCall.model_validate_json(msg.data)
-        except ValidationError as exc:
-            log.error("route_call_undecodable", error=str(exc)[:300])
-            await msg.respond(RouteAccepted(accepted=False, caller=self.instance).model_dump_json().encode())
-            return
-        # Listening for a cancel before accepting: the gateway may give up the moment it hears back.
+    async def accept(self, call: RouteCall) -> RouteAccepted:
+        """Take the call: its cancel is heard from now on (the gateway may give up the moment it hears
+        back), and it runs in a task of its own once the acceptance has gone."""
         stop = self.stops[call.relay] = Stop()
-        await msg.respond(RouteAccepted(caller=self.instance).model_dump_json().encode())
         task = asyncio.create_task(self._run(call, stop, asyncio.get_running_loop().time()))
         self.running[task] = stop
         task.add_done_callback(partial(self._finished, call.relay))
+        return RouteAccepted(caller=self.instance)
 
     def _finished(self, relay: str, task: asyncio.Task[None]) -> None:
         self.running.pop(task, None)

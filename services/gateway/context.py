@@ -4,15 +4,14 @@ app's lifespan and kept on `app.state.ctx`."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from nats.aio.client import Client as NATS
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
+from pydantic import BaseModel
 
+from services.gateway import bus_calls
 from services.gateway.admin.writer import ConfigWriter, config_caught_up
 from services.gateway.ask import Ask, Refusal
 from services.gateway.panel.resolve import Resolved, resolve
@@ -22,6 +21,8 @@ from shared.config_state import ConfigState
 from shared.settings import GatewaySettings
 
 LEDGER_TIMEOUT_S = 30.0
+
+Reply = TypeVar("Reply", bound=BaseModel)
 
 
 @dataclass
@@ -47,18 +48,6 @@ class GatewayContext:
         await config_caught_up(self.js, self.projection)
         return resolve(ask, self.config.collections)
 
-    async def ask_ledger(self, subject: str, payload: bytes) -> dict[str, Any]:
-        """A ledger RPC; its `{"error": {"status", "message"}}` replies become refusals with that status."""
-        try:
-            data = await bus.request_json(self.nc, subject, payload, LEDGER_TIMEOUT_S)
-        except NoRespondersError:
-            raise Refusal(503, "the ledger is not running; start the stack") from None
-        except (TimeoutError, NatsTimeoutError):
-            raise Refusal(503, f"the ledger did not answer within {LEDGER_TIMEOUT_S:g}s; try again") from None
-        body = json.loads(data)
-        if not isinstance(body, dict):
-            raise Refusal(500, "the ledger answered something that is not a JSON object")
-        error = body.get("error")
-        if isinstance(error, dict):
-            raise Refusal(int(error.get("status", 500)), str(error.get("message", "the ledger failed")))
-        return body
+    async def ask_ledger(self, subject: str, request: BaseModel, reply_type: type[Reply]) -> Reply:
+        """A ledger RPC; its failures become refusals (`bus_calls`)."""
+        return await bus_calls.ask(self.nc, subject, request, reply_type, LEDGER_TIMEOUT_S)

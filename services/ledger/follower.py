@@ -1,47 +1,112 @@
-"""An ordered consumer on `BENCH_EVENTS` from a given sequence, handing out what has arrived in batches.
+"""A consumer on `BENCH_EVENTS` from a given sequence, handing out what has arrived in batches.
 
 Messages wait in a bounded queue: while the fold writes one batch, the next gathers; when the queue is
 full the subscription stops taking messages and JetStream's flow control holds the rest on the server.
+
+The consumer is an ephemeral push consumer this module replaces itself, always from the sequence after
+the last one it handed out: when the server no longer knows it (a NATS restart loses it), and when a
+delivery is missing (its consumer sequence skips). nats-py's ordered consumer would do the same from the
+last sequence *it* saw, which is 0 before the first new event: it would replay the whole stream.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from typing import Any, Protocol
 
+import structlog
 from nats.aio.msg import Msg
-from nats.js import JetStreamContext
 from nats.js import api as js_api
 
 from shared import subjects
 
+log = structlog.get_logger("ledger.follower")
+
 HEARTBEAT_S = 1.0
+CHECK_S = 2.0  # with nothing delivered for this long, ask the server whether the consumer still exists
+
+
+class Consumer(Protocol):
+    async def consumer_info(self) -> js_api.ConsumerInfo: ...
+
+    async def unsubscribe(self) -> None: ...
+
+
+class EventStream(Protocol):
+    """The part of JetStream the follower uses (nats-py's `JetStreamContext` is one)."""
+
+    async def subscribe(
+        self, subject: str, *, stream: str | None = None, cb: Any = None,
+        config: js_api.ConsumerConfig | None = None, idle_heartbeat: float | None = None,
+        flow_control: bool = False,
+    ) -> Any: ...
 
 
 class Follower:
-    def __init__(self, js: JetStreamContext, batch_max: int) -> None:
+    def __init__(self, js: EventStream, batch_max: int) -> None:
         self.js = js
         self.batch_max = max(1, batch_max)
         self._queue: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue(maxsize=self.batch_max)
-        self._sub: Any = None
+        self._sub: Consumer | None = None
+        self._next = 1  # the stream sequence to hand out next
+        self._delivered = 0  # the last consumer sequence heard from the current consumer
+        self._heard = False  # anything delivered since the last check
+        self._watch: asyncio.Task[None] | None = None
 
     async def start(self, from_seq: int) -> None:
+        self._next = max(1, from_seq)
+        await self._subscribe()
+        self._watch = asyncio.create_task(self._watching())
+
+    async def _subscribe(self) -> None:
         config = js_api.ConsumerConfig(
-            deliver_policy=js_api.DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=max(1, from_seq)
+            deliver_policy=js_api.DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self._next,
+            ack_policy=js_api.AckPolicy.NONE, max_deliver=1, mem_storage=True, num_replicas=1,
         )
+        self._delivered = 0
         self._sub = await self.js.subscribe(
-            subjects.EVENTS_ALL, stream=subjects.EVENTS_STREAM, ordered_consumer=True, cb=self._on_msg,
-            idle_heartbeat=HEARTBEAT_S, config=config,
+            subjects.EVENTS_ALL, stream=subjects.EVENTS_STREAM, cb=self._on_msg, config=config,
+            idle_heartbeat=HEARTBEAT_S, flow_control=True,
         )
-        # nats-py resumes a reset ordered consumer after the last sequence it saw, which starts at 0: without
-        # this, a NATS restart before the first new event would replay the whole stream from sequence 1.
-        jsi = getattr(self._sub, "_jsi", None)
-        if jsi is not None:
-            jsi._sseq = max(0, from_seq - 1)
+
+    async def _resubscribe(self, why: str) -> None:
+        log.warning("follower_resubscribing", start=self._next, why=why)
+        old, self._sub = self._sub, None
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await old.unsubscribe()
+        await self._subscribe()
+
+    async def _watching(self) -> None:
+        """While nothing arrives, check now and then that the server still holds the consumer."""
+        while True:
+            await asyncio.sleep(CHECK_S)
+            if self._heard:
+                self._heard = False
+                continue
+            try:
+                if self._sub is None:
+                    await self._subscribe()
+                else:
+                    await self._sub.consumer_info()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # gone with a restart, or the server is away: try again from here
+                with contextlib.suppress(Exception):
+                    await self._resubscribe(type(exc).__name__)
 
     async def _on_msg(self, msg: Msg) -> None:
-        await self._queue.put((msg.metadata.sequence.stream, msg.data))
+        sequence = msg.metadata.sequence
+        if sequence.consumer != self._delivered + 1:  # lost on the way: start again after the last one
+            await self._resubscribe(f"delivery {sequence.consumer} after {self._delivered}")
+            return
+        self._delivered = sequence.consumer
+        self._heard = True
+        if sequence.stream < self._next:  # already handed out (a replaced consumer starts after it)
+            return
+        self._next = sequence.stream + 1
+        await self._queue.put((sequence.stream, msg.data))
 
     async def next_batch(
         self, linger_s: float = 0.0, urgent: asyncio.Event | None = None
@@ -85,6 +150,11 @@ class Follower:
         return None
 
     async def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+            self._watch = None
         if self._sub is not None:
             with contextlib.suppress(Exception):
                 await self._sub.unsubscribe()

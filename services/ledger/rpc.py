@@ -1,32 +1,36 @@
-"""The ledger's request/reply subjects (queue group `ledger`): decode, ask the ledger, encode.
+"""The ledger's request/reply subjects (queue group `ledger`): each one a typed handler over `shared.rpc`.
 
-Failures answer `{"ok": false, "error": {"status", "message"}}` with an HTTP-like status the gateway
-passes on: 400 for a body that is not the command, 404 for an unknown call, 503 while the ledger is
-still folding (or rebuilding) past the wait; the SQL view also answers 408 for a query it had to stop.
+Failures are `RpcFailure`s with an HTTP-like status the gateway passes on: 400 for a body that is not the
+command (or a blank name), 404 for an unknown call, 503 while the ledger is still folding (or rebuilding)
+past the wait; the SQL view also answers 408 for a query it had to stop.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
-from nats.aio.client import Client as NATS
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from services.ledger import offloads
 from services.ledger.ledger import Behind, Ledger
 from services.ledger.store import Store
-from shared import bus, subjects
+from shared import rpc, subjects
 from shared.commands import (
+    LedgerStatus,
+    LedgerStatusRequest,
+    PacingReply,
     PacingRequest,
     PendingReply,
     PendingRequest,
+    QuotaReply,
     QuotaRequest,
+    RebuildRequest,
+    Rebuilt,
     RecordReply,
     RecordRequest,
-    RpcError,
+    SqlReply,
     SqlRequest,
     UsageReply,
     UsageRequest,
@@ -36,97 +40,80 @@ from shared.commands import (
 from shared.ids import utcnow
 
 
-def failure(status: int, message: str) -> bytes:
-    return json.dumps({"ok": False, "error": {"status": status, "message": message}}).encode()
-
-
-def bad_request(exc: ValidationError) -> bytes:
-    errors = exc.errors()
-    if not errors:
-        return failure(400, "invalid request")
-    where = ".".join(str(p) for p in errors[0]["loc"]) or "body"
-    return failure(400, f"{where}: {errors[0]['msg']}")
-
-
-def _dump(model: BaseModel) -> bytes:
-    return model.model_dump_json(by_alias=True).encode()
-
-
 class Handlers:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
 
-    async def verdict(self, data: bytes) -> bytes:
-        req = VerdictRequest.model_validate_json(data, strict=True)
+    async def verdict(self, req: VerdictRequest) -> VerdictReply:
         if not req.call.strip():
-            return failure(400, '"call" must be a call id')
+            raise rpc.RpcFailure(400, '"call" must be a call id')
         with structlog.contextvars.bound_contextvars(call=req.call):
             decision = await self.ledger.verdict(req)
         if isinstance(decision, offloads.NotFound):
-            error = RpcError(status=decision.status, message=decision.message)
-            return _dump(VerdictReply(ok=False, error=error))
-        return _dump(VerdictReply(ok=True, recorded=decision.entry))
+            raise rpc.RpcFailure(decision.status, decision.message)
+        return VerdictReply(recorded=decision.entry)
 
-    async def pending(self, data: bytes) -> bytes:
-        req = PendingRequest.model_validate_json(data, strict=True)
-        return _dump(PendingReply(pending=await self.ledger.pending(req.calls)))
+    async def pending(self, req: PendingRequest) -> PendingReply:
+        return PendingReply(pending=await self.ledger.pending(req.calls))
 
-    async def record(self, data: bytes) -> bytes:
-        req = RecordRequest.model_validate_json(data, strict=True)
+    async def record(self, req: RecordRequest) -> RecordReply:
         if not req.collection.strip():
-            return failure(400, '"collection" must name a collection, as bench/<name>')
+            raise rpc.RpcFailure(400, '"collection" must name a collection, as bench/<name>')
         aliases = await self.ledger.record(req.collection, req.task)
-        return _dump(RecordReply(collection=req.collection, task=req.task, aliases=aliases))
+        return RecordReply(collection=req.collection, task=req.task, aliases=aliases)
 
-    async def quota(self, data: bytes) -> bytes:
-        QuotaRequest.model_validate_json(data or b"{}", strict=True)
-        return _dump(await self.ledger.quota())
+    async def quota(self, req: QuotaRequest) -> QuotaReply:
+        return await self.ledger.quota()
 
-    async def usage(self, data: bytes) -> bytes:
-        req = UsageRequest.model_validate_json(data or b"{}", strict=True)
-        return _dump(UsageReply(rows=await self.ledger.usage(req)))
+    async def usage(self, req: UsageRequest) -> UsageReply:
+        return UsageReply(rows=await self.ledger.usage(req))
 
-    async def pacing(self, data: bytes) -> bytes:
+    async def pacing(self, req: PacingRequest) -> PacingReply:
         """L-2 for a caller seeding its windows: every usage published before the question is in."""
-        req = PacingRequest.model_validate_json(data, strict=True)
-        return _dump(await self.ledger.read(Store.pacing_history, req.connection, utcnow()))
+        return await self.ledger.read(Store.pacing_history, req.connection, utcnow())
 
-    async def sql(self, data: bytes) -> bytes:
-        req = SqlRequest.model_validate_json(data, strict=True)
-        return _dump(await self.ledger.sql(req))
+    async def sql(self, req: SqlRequest) -> SqlReply:
+        reply = await self.ledger.sql(req)
+        if reply.error is not None:
+            raise rpc.RpcFailure(reply.error.status, reply.error.message)
+        return reply
 
-    async def rebuild(self, data: bytes) -> bytes:
-        return json.dumps(await self.ledger.rebuild()).encode()
+    async def rebuild(self, req: RebuildRequest) -> Rebuilt:
+        return Rebuilt.model_validate(await self.ledger.rebuild())
 
-    async def status(self, data: bytes) -> bytes:
-        return json.dumps(await self.ledger.status()).encode()
+    async def status(self, req: LedgerStatusRequest) -> LedgerStatus:
+        return LedgerStatus.model_validate(await self.ledger.status())
 
 
-def guarded(handler: Callable[[bytes], Awaitable[bytes]]) -> Callable[[bytes], Awaitable[bytes]]:
-    """Map a malformed body to 400 and a ledger that is behind to 503; anything else stays a 500."""
+R = TypeVar("R", bound=BaseModel)
 
-    async def run(data: bytes) -> bytes:
+
+def behind_is_503(handler: Callable[[R], Awaitable[BaseModel]]) -> Callable[[R], Awaitable[BaseModel]]:
+    """A ledger that is behind (or rebuilding) answers 503: asking again later will do."""
+
+    async def run(req: R) -> BaseModel:
         try:
-            return await handler(data)
-        except ValidationError as exc:
-            return bad_request(exc)
+            return await handler(req)
         except Behind as exc:
-            return failure(503, str(exc))
+            raise rpc.RpcFailure(503, str(exc)) from None
 
     return run
 
 
-async def serve(nc: NATS, ledger: Ledger) -> list[Any]:
+async def serve(bus: rpc.Bus, ledger: Ledger) -> list[rpc.Subscription]:
     h = Handlers(ledger)
-    routes = {
-        subjects.RPC_LEDGER_VERDICT: h.verdict,
-        subjects.RPC_LEDGER_PENDING: h.pending,
-        subjects.RPC_LEDGER_RECORD: h.record,
-        subjects.RPC_LEDGER_REBUILD: h.rebuild,
-        subjects.RPC_LEDGER_STATUS: h.status,
-        subjects.RPC_LEDGER_QUOTA: h.quota,
-        subjects.RPC_LEDGER_USAGE: h.usage,
-        subjects.RPC_LEDGER_SQL: h.sql,
-        subjects.RPC_LEDGER_PACING: h.pacing,
+    routes: dict[str, tuple[type[BaseModel], Callable[[Any], Awaitable[BaseModel]]]] = {
+        subjects.RPC_LEDGER_VERDICT: (VerdictRequest, h.verdict),
+        subjects.RPC_LEDGER_PENDING: (PendingRequest, h.pending),
+        subjects.RPC_LEDGER_RECORD: (RecordRequest, h.record),
+        subjects.RPC_LEDGER_REBUILD: (RebuildRequest, h.rebuild),
+        subjects.RPC_LEDGER_STATUS: (LedgerStatusRequest, h.status),
+        subjects.RPC_LEDGER_QUOTA: (QuotaRequest, h.quota),
+        subjects.RPC_LEDGER_USAGE: (UsageRequest, h.usage),
+        subjects.RPC_LEDGER_SQL: (SqlRequest, h.sql),
+        subjects.RPC_LEDGER_PACING: (PacingRequest, h.pacing),
     }
-    return [await bus.serve_rpc(nc, subj, subjects.LEDGER_QUEUE, guarded(fn)) for subj, fn in routes.items()]
+    return [
+        await rpc.serve(bus, subject, subjects.LEDGER_QUEUE, request_type, behind_is_503(handler))
+        for subject, (request_type, handler) in routes.items()
+    ]

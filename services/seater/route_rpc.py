@@ -9,16 +9,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 import structlog
-from nats.aio.client import Client as NATS
-from pydantic import ValidationError
 
 from services.seater.ranking import route_order
 from services.seater.rotation import Rotation
-from shared import bus, subjects
-from shared.commands import PlanRefusal, RoutePlan, RouteRequest
+from shared import rpc, subjects
+from shared.commands import RoutePlan, RouteRequest
 from shared.ids import utcnow
 
 log = structlog.get_logger("seater.route")
@@ -29,18 +26,11 @@ class RouteRanker:
                  now: Callable[[], datetime] = utcnow) -> None:
         self.rotation, self.draw, self.now = rotation, draw, now
 
-    def rank(self, data: bytes) -> RoutePlan:
-        try:
-            request = RouteRequest.model_validate_json(data)
-        except ValidationError as exc:
-            why = f"bad route request: {exc.errors()[0]['msg']}"
-            return RoutePlan(refusal=PlanRefusal(status=400, message=why))
+    async def rank(self, request: RouteRequest) -> RoutePlan:
         order = route_order(list(dict.fromkeys(request.aliases)), self.rotation, self.now(), self.draw)
         log.info("route_ranked", collection=request.collection, order=order)
         return RoutePlan(order=order)
 
-    async def handle(self, data: bytes) -> bytes:
-        return self.rank(data).model_dump_json().encode()
-
-    async def serve(self, nc: NATS) -> Any:
-        return await bus.serve_rpc(nc, subjects.RPC_SEATER_ROUTE, subjects.SEATER_QUEUE, self.handle)
+    async def serve(self, bus: rpc.Bus) -> rpc.Subscription:
+        return await rpc.serve(bus, subjects.RPC_SEATER_ROUTE, subjects.SEATER_QUEUE, RouteRequest,
+                               self.rank)

@@ -16,15 +16,13 @@ from typing import Any
 
 import structlog
 from nats.aio.client import Client as NATS
-from nats.aio.msg import Msg
 from nats.js.errors import APIError, NotFoundError
-from pydantic import ValidationError
 
 from services.seater.panel_ids import drawn_id
 from services.seater.planning import Draft, plan_panel
 from services.seater.rotation import NEVER, Rotation
 from services.seater.slot_lease import SlotLease
-from shared import bus, subjects
+from shared import bus, rpc, subjects
 from shared.commands import Plan, PlanRefusal, PlanRequest
 from shared.config_state import ConfigState
 from shared.events import ConfigEvents, Event, PanelSeated, SeatPlan, encode_event
@@ -70,6 +68,7 @@ class Seater:
         self.projection = bus.Projection(self.js, FOLDED, self._fold, name="seater")
         self.lease: SlotLease | None = None
         self._sub: Any = None
+        self._confirming: set[asyncio.Task[None]] = set()  # kept: a task nobody holds may be collected
 
     def _fold(self, event: Event, seq: int) -> None:
         if isinstance(event, ConfigEvents):
@@ -80,8 +79,8 @@ class Seater:
     async def start(self) -> None:
         await self.projection.start()
         self.lease = await SlotLease(await self.js.key_value(subjects.IDS_BUCKET), self.instance).start()
-        self._sub = await self.nc.subscribe(subjects.RPC_SEATER_PLAN, queue=subjects.SEATER_QUEUE,
-                                            cb=self._on_request)
+        self._sub = await rpc.serve(self.nc, subjects.RPC_SEATER_PLAN, subjects.SEATER_QUEUE, PlanRequest,
+                                    self.answer)
         log.info("seater_caught_up", seq=self.projection.seq, models=len(self.config.models),
                  collections=len(self.config.collections))
 
@@ -92,29 +91,24 @@ class Seater:
             await self.lease.stop()
         await self.projection.stop()
 
-    async def _on_request(self, msg: Msg) -> None:
-        """Answer first, then hear the stream's ack of a plan sent on a leased id."""
-        try:
-            plan, recording = await self.plan(msg.data)
-        except Exception as exc:
-            log.exception("plan_failed")
-            plan, recording = _refused(500, f"the seater failed ({type(exc).__name__})"), None
-        if msg.reply:
-            await msg.respond(plan.model_dump_json(by_alias=True).encode())
+    async def answer(self, request: PlanRequest) -> Plan:
+        """The plan; the ack of a `PanelSeated` sent on a leased id is heard after the reply has gone."""
+        plan, recording = await self.plan(request)
         if recording is not None:
-            await self._confirm(plan.panel, recording)
+            confirming = asyncio.create_task(self._confirm(plan.panel, recording))
+            self._confirming.add(confirming)
+            confirming.add_done_callback(self._confirming.discard)
+        return plan
 
-    async def plan(self, data: bytes) -> tuple[Plan, asyncio.Future[Any] | None]:
-        """The plan, and the ack still to come of its `PanelSeated` when its id is from the leased slot."""
-        try:
-            request = PlanRequest.model_validate_json(data)
-        except ValidationError as exc:
-            return _refused(400, f"bad plan request: {exc.errors()[0]['msg']}"), None
+    async def plan(self, request: PlanRequest) -> tuple[Plan, asyncio.Future[Any] | None]:
+        """The plan (or the planner's refusal of this request), and the ack still to come of its
+        `PanelSeated` when its id is from the leased slot. A seater that cannot plan now raises a 503."""
         try:
             await self._config_caught_up(request.config_seq)
         except Exception as exc:  # the bus is slow or away: a clear refusal, never a half-made panel
             log.warning("plan_unready", error=type(exc).__name__)
-            return _refused(503, f"the seater cannot plan right now ({type(exc).__name__}); try again"), None
+            why = f"the seater cannot plan right now ({type(exc).__name__}); try again"
+            raise rpc.RpcFailure(503, why) from None
         now = self.clock.next()
         draft = plan_panel(request, self.config, self.rotation, now)
         if isinstance(draft, PlanRefusal):
@@ -139,8 +133,7 @@ class Seater:
         except Exception as exc:
             self.rotation.release(panel)
             log.exception("panel_not_recorded", panel=panel)
-            why = type(exc).__name__
-            return _refused(503, f"the seater could not record the panel ({why}); try again"), None
+            raise rpc.RpcFailure(503, not_recorded(exc)) from None
         return self._seated(draft, request, panel, seats), recording
 
     async def _drawn(self, draft: Draft, request: PlanRequest, now: datetime) -> Plan:
@@ -155,13 +148,12 @@ class Seater:
             except Exception as exc:
                 self.rotation.release(panel)
                 log.exception("panel_not_recorded", panel=panel)
-                why = type(exc).__name__
-                return _refused(503, f"the seater could not record the panel ({why}); try again")
+                raise rpc.RpcFailure(503, not_recorded(exc)) from None
             if taken:
                 self.rotation.release(panel)
                 continue
             return self._seated(draft, request, panel, seats)
-        return _refused(503, "the seater could not draw a free panel id; try again")
+        raise rpc.RpcFailure(503, "the seater could not draw a free panel id; try again")
 
     def _seated(self, draft: Draft, request: PlanRequest, panel: str, seats: list[SeatPlan]) -> Plan:
         log.info("panel_seated", panel=panel, collection=request.collection, shape=draft.shape,
@@ -210,5 +202,6 @@ def _reserving(seated: PanelSeated) -> dict[str, str]:
     return {"Nats-Msg-Id": seated.id, "Nats-Expected-Last-Subject-Sequence": "0"}
 
 
-def _refused(status: int, message: str) -> Plan:
-    return Plan(refusal=PlanRefusal(status=status, message=message))
+
+def not_recorded(exc: Exception) -> str:
+    return f"the seater could not record the panel ({type(exc).__name__}); try again"

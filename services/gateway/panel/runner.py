@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import AsyncIterator
 
 import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg as NatsMsg
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import PubAck
 from nats.js.errors import NotFoundError
 
+from services.gateway import bus_calls
 from services.gateway.ask import Ask, Refusal
 from services.gateway.panel.calls import (
     Question,
@@ -192,17 +190,7 @@ class PanelRunner:
             collection=resolved.name, with_=ask.with_, has_images=ask.images > 0, estimate=ask.estimate,
             key=ask.caller, reply=resolved.panel_mode, config_seq=self.config.seq,
         )
-        try:
-            payload = request.model_dump_json(by_alias=True).encode()
-            data = await bus.request_json(self.nc, subjects.RPC_SEATER_PLAN, payload, PLAN_TIMEOUT_S)
-        except NoRespondersError:
-            raise Refusal(503, "no seater is running, so no panel can be seated; start the stack") from None
-        except (TimeoutError, NatsTimeoutError):
-            raise Refusal(503, f"the seater did not answer within {PLAN_TIMEOUT_S:g}s; try again") from None
-        body = json.loads(data)
-        if "error" in body:  # the seater's handler raised (bus.serve_rpc)
-            raise Refusal(500, f"the panel failed (seater: {body['error'].get('message', '?')})")
-        plan = Plan.model_validate(body)
+        plan = await bus_calls.ask(self.nc, subjects.RPC_SEATER_PLAN, request, Plan, PLAN_TIMEOUT_S)
         if plan.refusal is not None:
             raise Refusal(plan.refusal.status, plan.refusal.message)
         return plan

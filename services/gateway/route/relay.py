@@ -18,11 +18,9 @@ from typing import Any
 
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg as NatsMsg
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NatsTimeoutError
 from pydantic import ValidationError
 
-from shared import subjects
+from shared import rpc, subjects
 from shared.commands import RelayFrame, RouteAccepted, RouteCall
 from shared.waiting import next_within
 
@@ -73,17 +71,14 @@ class MemberRelay:
     async def ask(self, call: RouteCall) -> str:
         """Hand the call to a caller: "" once one accepted it, else why none did."""
         try:
-            msg = await self.nc.request(subjects.RPC_CALLER_ROUTE, call.model_dump_json().encode(),
-                                        timeout=ACCEPT_TIMEOUT_S)
-        except NoRespondersError:
-            return NO_CALLER
-        except (TimeoutError, NatsTimeoutError):
+            await rpc.call(self.nc, subjects.RPC_CALLER_ROUTE, call, RouteAccepted, ACCEPT_TIMEOUT_S)
+        except rpc.RpcFailure as failure:
+            if failure.answered:
+                return f"the caller refused the call ({failure.message})"
+            if failure.status == 503:
+                return NO_CALLER
             return f"no caller accepted the call within {ACCEPT_TIMEOUT_S:g}s"
-        try:
-            accepted = RouteAccepted.model_validate_json(msg.data)
-        except ValidationError:
-            return "the caller answered something that is not an acceptance"
-        return "" if accepted.accepted else f"the caller {accepted.caller} refused the call"
+        return ""
 
     async def next(self, within_s: float) -> RelayFrame | str | None:
         """The next frame; a string when the relay broke (a lost or unreadable frame); None if none came

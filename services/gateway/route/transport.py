@@ -9,7 +9,6 @@ the turn's order is known. `start` walks it in a task of its own.
 from __future__ import annotations
 
 import asyncio
-import json
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
@@ -18,8 +17,6 @@ from weakref import WeakKeyDictionary
 
 import structlog
 from nats.aio.client import Client as NATS
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NatsTimeoutError
 
 from services.gateway.ask import Ask, Refusal
 from services.gateway.context import GatewayContext
@@ -38,7 +35,7 @@ from services.gateway.route.relay import RelayHub
 from services.gateway.route.store import ConversationStore
 from services.gateway.route.turn import RouteTurnRun
 from services.gateway.route.upstream_request import request_fields
-from shared import bus, subjects
+from shared import bus, rpc, subjects
 from shared.commands import RoutePlan, RouteRequest
 from shared.ids import candidate_id, utcnow
 
@@ -108,18 +105,12 @@ class RouteTransport:
         """RM-3 by the seater. A seater that is away does not stop an agent: the members go in their order."""
         request = RouteRequest(collection=collection, aliases=aliases, config_seq=self.ctx.config.seq)
         try:
-            data = await bus.request_json(self.ctx.nc, subjects.RPC_SEATER_ROUTE,
-                                          request.model_dump_json().encode(), RANK_TIMEOUT_S)
-        except (NoRespondersError, TimeoutError, NatsTimeoutError) as exc:
-            log.warning("route_unranked", why=type(exc).__name__)
+            plan = await rpc.call(self.ctx.nc, subjects.RPC_SEATER_ROUTE, request, RoutePlan, RANK_TIMEOUT_S)
+        except rpc.RpcFailure as failure:
+            if failure.answered and failure.status < 500:  # the question itself was wrong
+                raise Refusal(failure.status, failure.message) from None
+            log.warning("route_unranked", why=failure.message[:200])
             return aliases
-        raw = json.loads(data)
-        if "error" in raw:
-            log.warning("route_unranked", why=str(raw["error"])[:200])
-            return aliases
-        plan = RoutePlan.model_validate(raw)
-        if plan.refusal is not None:
-            raise Refusal(plan.refusal.status, plan.refusal.message)
         ranked = [a for a in plan.order if a in aliases]
         return ranked + [a for a in aliases if a not in ranked]
 

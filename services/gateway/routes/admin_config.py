@@ -31,6 +31,7 @@ from services.gateway.admin.schemas import (
 from services.gateway.routes.admin_base import AdminRoute, context, sent, write
 from services.gateway.routes.admin_models import feeds
 from shared import subjects
+from shared.commands import RebuildRequest, Rebuilt
 from shared.events import CollectionRemoved, CollectionSaved, LimitsSaved
 from shared.scheduled_jobs import JobName
 from shared.version import package_version
@@ -119,5 +120,5 @@ async def status(request: Request) -> dict[str, Any]:
 @router.post("/api/ledger/rebuild", response_model=RebuildReply, responses=REFUSALS)
 async def rebuild_ledger(request: Request) -> dict[str, Any]:
     """Throw the ledger's tables away and fold the whole event stream again."""
-    reply = await context(request).ask_ledger(subjects.RPC_LEDGER_REBUILD, b"{}")
-    return {**{k: v for k, v in reply.items() if k != "ok"}, "ok": True}
+    reply = await context(request).ask_ledger(subjects.RPC_LEDGER_REBUILD, RebuildRequest(), Rebuilt)
+    return {**reply.model_dump(mode="json"), "ok": True}

@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastapi import APIRouter
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NatsTimeoutError
 from starlette.requests import Request
 
+from services.gateway import bus_calls
 from services.gateway.admin import endpoint_rules, views
 from services.gateway.admin.rules import Invalid
 from services.gateway.admin.schemas import (
@@ -27,7 +26,7 @@ from services.gateway.admin.schemas import (
 from services.gateway.ask import Refusal
 from services.gateway.context import GatewayContext
 from services.gateway.routes.admin_base import AdminRoute, context, sent, write
-from shared import bus, subjects
+from shared import rpc, subjects
 from shared.commands import ModelsReply, ModelsRequest
 from shared.events import EndpointRemoved, EndpointSaved
 from shared.loopback import is_loopback
@@ -52,18 +51,12 @@ async def listing(ctx: GatewayContext, ep: EndpointSaved) -> Found:
     """Ask any caller for the endpoint's model list (C-3)."""
     ask = ModelsRequest(endpoint=ep.name, base=ep.base, api=ep.api, headers=ep.headers)
     try:
-        data = await bus.request_json(ctx.nc, subjects.RPC_CALLER_MODELS, ask.model_dump_json().encode(),
-                                      LIST_TIMEOUT_S)
-    except NoRespondersError:
-        raise Refusal(503, "no caller is running to list the endpoint's models; start the stack (nothing was "
-                           "saved)") from None
-    except (TimeoutError, NatsTimeoutError):
-        raise Refusal(503, f"no caller listed the endpoint's models within {LIST_TIMEOUT_S:g}s (nothing was "
-                           "saved)") from None
-    reply = ModelsReply.model_validate_json(data)
-    if reply.error is not None:
-        missing = "missing key" in reply.error.message
-        return Found([], reply.error.message, False if missing else None)
+        reply = await rpc.call(ctx.nc, subjects.RPC_CALLER_MODELS, ask, ModelsReply, LIST_TIMEOUT_S)
+    except rpc.RpcFailure as failure:
+        if not failure.answered:
+            raise bus_calls.refusal(subjects.RPC_CALLER_MODELS, failure, LIST_TIMEOUT_S) from None
+        missing = "missing key" in failure.message
+        return Found([], failure.message, False if missing else None)
     return Found([m.id for m in reply.models], "", None if is_loopback(ep.base) else True)
 
 

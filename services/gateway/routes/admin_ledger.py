@@ -13,22 +13,22 @@ from starlette.requests import Request
 
 from services.gateway.admin.schemas import REFUSALS, SQL_REFUSALS, QuotaReply, SqlBody, SqlReply, UsageReply
 from services.gateway.routes.admin_base import AdminRoute, context
-from shared import subjects
+from shared import commands, subjects
 from shared.commands import QuotaRequest, SqlRequest, UsageRequest
 
 router = APIRouter(route_class=AdminRoute, tags=["ledger"])
 
 
-async def ask(request: Request, subject: str, req: BaseModel) -> dict[str, Any]:
+async def ask(request: Request, subject: str, req: BaseModel, reply_type: type[BaseModel]) -> dict[str, Any]:
     """The ledger's reply as ours (`ok: true`, without its empty error slot); its refusals raise."""
-    reply = await context(request).ask_ledger(subject, req.model_dump_json().encode())
-    return {**{k: v for k, v in reply.items() if k != "error"}, "ok": True}
+    reply = await context(request).ask_ledger(subject, req, reply_type)
+    return {**{k: v for k, v in reply.model_dump(mode="json").items() if k != "error"}, "ok": True}
 
 
 @router.get("/api/quota", response_model=QuotaReply, responses=REFUSALS)
 async def quota(request: Request) -> dict[str, Any]:
     """Live quota records, what was sent per connection (24 h, this month), resting models, known limits."""
-    return await ask(request, subjects.RPC_LEDGER_QUOTA, QuotaRequest())
+    return await ask(request, subjects.RPC_LEDGER_QUOTA, QuotaRequest(), commands.QuotaReply)
 
 
 @router.get("/api/usage", response_model=UsageReply, responses=REFUSALS)
@@ -42,10 +42,11 @@ async def usage(
 ) -> dict[str, Any]:
     """The latest provider calls, newest first, narrowed by connection, alias, purpose and start time."""
     req = UsageRequest(connection=connection, alias=alias, purpose=purpose, since=since, limit=limit)
-    return await ask(request, subjects.RPC_LEDGER_USAGE, req)
+    return await ask(request, subjects.RPC_LEDGER_USAGE, req, commands.UsageReply)
 
 
 @router.post("/api/sql", response_model=SqlReply, responses=SQL_REFUSALS)
 async def sql(body: SqlBody, request: Request) -> dict[str, Any]:
     """One read-only SELECT over the ledger's tables, at most `max_rows` rows (10 s, 512 kB at most)."""
-    return await ask(request, subjects.RPC_LEDGER_SQL, SqlRequest(sql=body.sql, max_rows=body.max_rows))
+    req = SqlRequest(sql=body.sql, max_rows=body.max_rows)
+    return await ask(request, subjects.RPC_LEDGER_SQL, req, commands.SqlReply)

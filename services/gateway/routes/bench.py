@@ -16,6 +16,7 @@ from services.gateway.keys.admit import caller_of, visible
 from services.gateway.ledger_api import pending_request, record_request, verdict_request
 from services.gateway.listing import model_rows
 from shared import subjects
+from shared.commands import PendingReply, RecordReply, VerdictReply
 
 
 async def list_models(request: Request) -> Response:
@@ -29,11 +30,10 @@ async def verdict(request: Request) -> Response:
         body = await read_json_body(request, GATEWAY_BODY_LIMIT)
         asked = verdict_request(body, caller_of(request).name)
         structlog.contextvars.bind_contextvars(call=asked.call)
-        payload = asked.model_dump_json(by_alias=True).encode()
-        reply = await ctx.ask_ledger(subjects.RPC_LEDGER_VERDICT, payload)
+        reply = await ctx.ask_ledger(subjects.RPC_LEDGER_VERDICT, asked, VerdictReply)
     except Refusal as refusal:
         return error_response(OPENAI_CHAT, refusal.status, refusal.message)
-    return JSONResponse({"ok": True, "recorded": reply.get("recorded")})
+    return JSONResponse({"ok": True, "recorded": reply.recorded})
 
 
 async def pending(request: Request) -> Response:
@@ -41,17 +41,17 @@ async def pending(request: Request) -> Response:
     try:
         body = await read_json_body(request, GATEWAY_BODY_LIMIT)
         asked = pending_request(body)
-        reply = await ctx.ask_ledger(subjects.RPC_LEDGER_PENDING, asked.model_dump_json().encode())
+        reply = await ctx.ask_ledger(subjects.RPC_LEDGER_PENDING, asked, PendingReply)
     except Refusal as refusal:
         return error_response(OPENAI_CHAT, refusal.status, refusal.message)
-    return JSONResponse({"pending": reply.get("pending", [])})
+    return JSONResponse({"pending": reply.pending})
 
 
 async def record(request: Request) -> Response:
     ctx: GatewayContext = request.app.state.ctx
     try:
         asked = record_request(request.query_params)
-        reply = await ctx.ask_ledger(subjects.RPC_LEDGER_RECORD, asked.model_dump_json().encode())
+        reply = await ctx.ask_ledger(subjects.RPC_LEDGER_RECORD, asked, RecordReply)
     except Refusal as refusal:
         return error_response(OPENAI_CHAT, refusal.status, refusal.message)
-    return JSONResponse(reply)
+    return JSONResponse(reply.model_dump(mode="json"))

@@ -4,7 +4,6 @@ there, nor to the endpoint itself; the same messages at the saved base go throug
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ import nats.errors
 import pytest
 
 from services.gateway.route.relay import RelayHub
-from shared import bus, bus_access, subjects
+from shared import bus, bus_access, rpc, subjects
 from shared.commands import ModelsReply, ModelsRequest, RelayFrame, RouteCall
 from shared.natsserver import NatsServer
 from tests.fakes.provider import FakeProvider
@@ -34,10 +33,12 @@ def foreign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeProvider]:
         fp.stop()
 
 
-async def listing(nc: bus.NATS, **fields: str) -> ModelsReply:
-    ask = ModelsRequest.model_validate(fields)
-    msg = await nc.request(subjects.RPC_CALLER_MODELS, ask.model_dump_json().encode(), timeout=10)
-    return ModelsReply.model_validate_json(msg.data)
+async def listing(nc: bus.NATS, **fields: str) -> ModelsReply | rpc.RpcFailure:
+    try:
+        ask = ModelsRequest.model_validate(fields)
+        return await rpc.call(nc, subjects.RPC_CALLER_MODELS, ask, ModelsReply)
+    except rpc.RpcFailure as failure:
+        return failure
 
 
 def refusals(caller: CallerProcess) -> list[tuple[str, str, int]]:
@@ -55,21 +56,21 @@ async def test_a_saved_endpoint_is_listed_only_at_its_saved_base(
     caller = callers(caller_env())
     foreign.reset_requests()
     elsewhere = await listing(nc, endpoint="fake", base=foreign.base_url)
-    assert elsewhere.error is not None and elsewhere.error.status == 400 and not elsewhere.models
-    assert elsewhere.error.message == f"{REFUSED}{foreign.base_url} is not endpoint fake's saved base"
+    assert isinstance(elsewhere, rpc.RpcFailure) and elsewhere.status == 400
+    assert elsewhere.message == f"{REFUSED}{foreign.base_url} is not endpoint fake's saved base"
     on_another_url = await listing(nc, endpoint="fake", base=provider.base_url,
                                    models_url=f"{foreign.base_url}/models")
-    assert on_another_url.error is not None and on_another_url.error.status == 400
+    assert isinstance(on_another_url, rpc.RpcFailure) and on_another_url.status == 400
     assert foreign.requests() == []  # the exploit sent nothing, not even without the key
 
     provider.set_model("eb-listed")
     at_home = await listing(nc, endpoint="fake", base=provider.base_url + "/")  # a trailing "/" is the same
-    assert at_home.error is None and "eb-listed" in [m.id for m in at_home.models]
+    assert isinstance(at_home, ModelsReply) and "eb-listed" in [m.id for m in at_home.models]
     assert [r["headers"]["authorization"] for r in provider.requests() if r["path"] == "/v1/models"][-1:] == [
         f"Bearer {KEY}"
     ]
     assert refusals(caller) == [("fake", foreign.base_url, 1), ("fake", provider.base_url, 2)]
-    assert KEY not in json.dumps([elsewhere.model_dump(), on_another_url.model_dump()]) + caller.log()
+    assert KEY not in elsewhere.message + on_another_url.message + caller.log()
 
 
 async def test_an_endpoint_not_saved_yet_is_listed_where_the_gateway_asks(
@@ -79,7 +80,7 @@ async def test_an_endpoint_not_saved_yet_is_listed_where_the_gateway_asks(
     callers(caller_env())
     foreign.set_model("eb-new-endpoint")
     fresh = await listing(nc, endpoint="fresh", base=foreign.base_url)
-    assert fresh.error is None and "eb-new-endpoint" in [m.id for m in fresh.models]
+    assert isinstance(fresh, ModelsReply) and "eb-new-endpoint" in [m.id for m in fresh.models]
 
 
 async def test_a_seat_call_naming_a_foreign_base_is_refused_and_sends_nothing(
@@ -154,9 +155,8 @@ async def test_the_listing_exploit_reaches_no_foreign_listener_whoever_asks(
     try:
         ask = ModelsRequest(endpoint="fake", base=foreign.base_url).model_dump_json().encode()
         if role in (bus_access.ADMIN, "gateway"):
-            reply = ModelsReply.model_validate_json((await asker.request(subjects.RPC_CALLER_MODELS, ask,
-                                                                         timeout=10)).data)
-            assert reply.error is not None and reply.error.status == 400
+            refused = rpc.failure_of((await asker.request(subjects.RPC_CALLER_MODELS, ask, timeout=10)).data)
+            assert refused is not None and refused.status == 400
         else:
             with pytest.raises(nats.errors.TimeoutError):  # the server dropped the request: never delivered
                 await asker.request(subjects.RPC_CALLER_MODELS, ask, timeout=1)

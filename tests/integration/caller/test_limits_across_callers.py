@@ -9,8 +9,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from services.caller.window_store import WindowStore
-from shared import bus, subjects
+from shared import bus, rpc, subjects
 from shared.commands import ModelsReply, ModelsRequest, SeatCall
 from shared.events import LimitsSaved, SeatCompleted, decode_event
 from tests.fakes.provider import FakeProvider
@@ -148,8 +150,7 @@ async def test_callers_answer_the_model_listing_for_each_kind(
         req = ModelsRequest.model_validate(
             {"endpoint": endpoint_of(api), "base": provider.base_for(api), "api": api, **over}
         )
-        msg = await nc.request(subjects.RPC_CALLER_MODELS, req.model_dump_json().encode(), timeout=10)
-        return ModelsReply.model_validate_json(msg.data)
+        return await rpc.call(nc, subjects.RPC_CALLER_MODELS, req, ModelsReply)
 
     chat, anthropic, gemini = await listing("chat"), await listing("anthropic"), await listing("gemini")
     assert "list-a" in [m.id for m in chat.models] and "fake-hidden" not in [m.id for m in chat.models]
@@ -164,8 +165,7 @@ async def test_callers_answer_the_model_listing_for_each_kind(
     assert asked[("/v1/models", "limit=1000")]["x-api-key"] == KEY
     assert asked[("/v1/models", "limit=1000")]["anthropic-version"] == "2023-06-01"
     assert asked[("/v1beta/models", "pageSize=1000")]["x-goog-api-key"] == KEY
-    missing = await listing("chat", endpoint="elsewhere", base="https://models.invalid/v1")
-    assert missing.error is not None and missing.error.message == (
-        "Error: client failed: missing key: set BENCHWARMERS_KEY_ELSEWHERE"
-    )
-    assert KEY not in json.dumps([chat.model_dump(), missing.model_dump()])
+    with pytest.raises(rpc.RpcFailure) as missing:
+        await listing("chat", endpoint="elsewhere", base="https://models.invalid/v1")
+    assert missing.value.message == "Error: client failed: missing key: set BENCHWARMERS_KEY_ELSEWHERE"
+    assert KEY not in json.dumps([chat.model_dump(), missing.value.message])

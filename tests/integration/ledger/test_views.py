@@ -90,7 +90,7 @@ async def test_read_only_sql_over_the_tables(nc: bus.NATS, ledger: LedgerProcess
     assert reply == {"ok": True, "columns": ["conversation", "turn"], "types": ["VARCHAR", "INTEGER"],
                      "rows": [[CONV, 1]], "truncated": False, "error": None}
     refused = await ask(nc, subjects.RPC_LEDGER_SQL, {"sql": "DELETE FROM seats"})
-    assert refused["ok"] is False and refused["error"]["status"] == 400
+    assert refused["error"]["status"] == 400
     status = await ask(nc, subjects.RPC_LEDGER_STATUS)
     assert status["rows"]["seats"] == 1
 
@@ -108,14 +108,14 @@ async def test_a_route_conversation_is_an_offload_and_a_shadow_seat_is_not(
     assert await ask(nc, subjects.RPC_LEDGER_PENDING, {"calls": calls}) == {
         "pending": [f"{CONV}.1", f"{CONV}.2", f"{P}.member1"]}
     verdict = await ask(nc, subjects.RPC_LEDGER_VERDICT, {"call": f"{CONV}.1", "useful": True})
-    assert verdict["ok"] is True
+    assert "error" not in verdict
     assert verdict["recorded"]["note"] == "route conversation; first turn ok in 2.3s"
     assert verdict["recorded"]["task"] == "Fix the failing test (bench/agents:route)"
     assert (await ask(nc, subjects.RPC_LEDGER_PENDING, {"calls": calls}))["pending"] == [f"{CONV}.2",
                                                                                          f"{P}.member1"]
     stored = await stream_messages(nc)
     on_shadow = await ask(nc, subjects.RPC_LEDGER_VERDICT, {"call": shadow, "useful": True})
-    assert on_shadow["ok"] is False and on_shadow["error"]["status"] == 404
+    assert on_shadow["error"]["status"] == 404
     assert await stream_messages(nc) == stored
 
 

@@ -18,7 +18,7 @@ from cli.stack import Child
 from services.seater.panel_ids import BLOCK, SLOTS
 from services.seater.planning import Draft, plan_panel
 from services.seater.rotation import Rotation
-from shared import bus, subjects
+from shared import bus, rpc, subjects
 from shared.commands import Plan, PlanRequest
 from shared.config_state import ConfigState
 from shared.events import (
@@ -205,8 +205,8 @@ async def test_config_published_just_before_a_plan_is_seen_and_refusals_come_bac
     assert nobody.refusal is not None and nobody.refusal.status == 503
     assert "ghost (not registered on the bench" in nobody.refusal.message
     bad = await nc.request(subjects.RPC_SEATER_PLAN, b'{"collection": 3}', timeout=10)
-    refusal = Plan.model_validate_json(bad.data).refusal
-    assert refusal is not None and refusal.status == 400
+    refused = rpc.failure_of(bad.data)  # a malformed request is the bus's 400, not a planner's refusal
+    assert refused is not None and refused.status == 400 and refused.message.startswith("collection:")
 
 
 async def test_consecutive_plans_rotate_through_the_pool(nc: bus.NATS, seaters: Seaters) -> None:

@@ -26,6 +26,7 @@ from services.caller.upstream import Upstream
 from shared.commands import ModelsReply, ModelsRequest
 from shared.config_state import ConfigState
 from shared.events import EndpointRemoved, EndpointSaved
+from shared.rpc import RpcFailure
 from tests.unit.caller.test_paid_guard import NOW, CountingPacer
 from tests.unit.caller.test_seat_events import seat_call
 
@@ -144,12 +145,15 @@ async def test_the_lister_sends_a_saved_endpoints_key_only_to_its_saved_base(
     async with httpx.AsyncClient(transport=httpx.MockTransport(provider)) as client:
         lister = ModelLister(client, keys, saved())
         ask = ModelsRequest(endpoint=endpoint, base=base, models_url=models_url)
-        reply = ModelsReply.model_validate_json(await lister.handle(ask.model_dump_json().encode()))
+        try:
+            reply: ModelsReply | RpcFailure = await lister.handle(ask)
+        except RpcFailure as failure:
+            reply = failure
     assert (len(provider.asked) == 1) is sent
     if sent:
-        assert reply.error is None and [m.id for m in reply.models] == ["m1"]
+        assert isinstance(reply, ModelsReply) and [m.id for m in reply.models] == ["m1"]
         assert provider.asked[0].headers["authorization"] == f"Bearer {KEY}"
     else:
-        assert reply.error is not None and reply.error.status == 400
-        assert reply.error.message.startswith("Error: client failed: refused: ")
-        assert KEY not in reply.error.message
+        assert isinstance(reply, RpcFailure) and reply.status == 400
+        assert reply.message.startswith("Error: client failed: refused: ")
+        assert KEY not in reply.message

@@ -9,17 +9,14 @@ from typing import Any
 
 from services.caller.route_relay import Frames
 from shared.commands import RelayOutcome
+from tests.unit.fake_bus import FakeBus
+
+RELAY = "bench.relay.gw.abc"
 
 
-class Published:
-    """Stands in for the NATS client: what was published, in order."""
-
-    def __init__(self) -> None:
-        self.frames: list[dict[str, Any]] = []
-
-    async def publish(self, subject: str, payload: bytes) -> None:
-        assert subject == "bench.relay.gw.abc"
-        self.frames.append(json.loads(payload))
+def sent(bus: FakeBus) -> list[dict[str, Any]]:
+    assert {subject for subject, _ in bus.published} <= {RELAY}
+    return [json.loads(payload) for _, payload in bus.published]
 
 
 def chunk(content: str | None = None, role: str | None = None) -> dict[str, Any]:
@@ -33,35 +30,35 @@ def kinds(frames: list[dict[str, Any]]) -> list[tuple[int, str, list[str]]]:
 
 
 async def test_the_first_piece_leaves_at_once_and_the_rest_of_a_read_in_one_frame() -> None:
-    nc = Published()
-    frames = Frames(nc, "bench.relay.gw.abc")  # type: ignore[arg-type]
+    nc = FakeBus()
+    frames = Frames(nc, RELAY)
     await frames.chunk(chunk(role="assistant"))
     await frames.chunk(chunk("He"))
-    assert kinds(nc.frames) == [(0, "chunks", ["", "He"])]  # before any other task ran
+    assert kinds(sent(nc)) == [(0, "chunks", ["", "He"])]  # before any other task ran
     for piece in ("llo", " there", "!"):  # one read's worth: no wait between them
         await frames.chunk(chunk(piece))
-    assert len(nc.frames) == 1
+    assert len(sent(nc)) == 1
     await asyncio.sleep(0)  # the reading task waits for the next read
-    assert kinds(nc.frames)[1:] == [(1, "chunks", ["llo", " there", "!"])]
+    assert kinds(sent(nc))[1:] == [(1, "chunks", ["llo", " there", "!"])]
 
 
 async def test_the_end_carries_the_chunks_still_held_before_its_outcome() -> None:
-    nc = Published()
-    frames = Frames(nc, "bench.relay.gw.abc")  # type: ignore[arg-type]
+    nc = FakeBus()
+    frames = Frames(nc, RELAY)
     await frames.chunk(chunk("Hi"))
     await frames.chunk(chunk(" you"))
     await frames.end(RelayOutcome(status="ok"))
     await asyncio.sleep(0)  # the send scheduled for " you" finds nothing left
-    assert kinds(nc.frames) == [(0, "chunks", ["Hi"]), (1, "end", [" you"])]
-    assert nc.frames[1]["outcome"]["status"] == "ok"
+    assert kinds(sent(nc)) == [(0, "chunks", ["Hi"]), (1, "end", [" you"])]
+    assert sent(nc)[1]["outcome"]["status"] == "ok"
 
 
 async def test_chunks_without_a_piece_wait_for_the_read_to_end_too() -> None:
-    nc = Published()
-    frames = Frames(nc, "bench.relay.gw.abc")  # type: ignore[arg-type]
+    nc = FakeBus()
+    frames = Frames(nc, RELAY)
     await frames.chunk(chunk(role="assistant"))
-    assert nc.frames == []
+    assert sent(nc) == []
     await asyncio.sleep(0)
-    assert kinds(nc.frames) == [(0, "chunks", [""])]
+    assert kinds(sent(nc)) == [(0, "chunks", [""])]
     await frames.end(RelayOutcome(status="error", error="HTTP 500"))
-    assert kinds(nc.frames)[1:] == [(1, "fail", [])]
+    assert kinds(sent(nc))[1:] == [(1, "fail", [])]

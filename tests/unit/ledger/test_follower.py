@@ -4,12 +4,53 @@ short."""
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+from nats.js import api as js_api
 
 from services.ledger.follower import Follower
 
 
+class Stream:
+    """Stands in for JetStream: the start of every consumer made."""
+
+    def __init__(self) -> None:
+        self.starts: list[int | None] = []
+
+    async def subscribe(
+        self, subject: str, *, stream: str | None = None, cb: Any = None,
+        config: js_api.ConsumerConfig | None = None, idle_heartbeat: float | None = None,
+        flow_control: bool = False,
+    ) -> Any:
+        assert config is not None
+        self.starts.append(config.opt_start_seq)
+        return SimpleNamespace(unsubscribe=self.nothing, consumer_info=self.nothing)
+
+    async def nothing(self) -> None:
+        return None
+
+
 def follower() -> Follower:
-    return Follower(js=None, batch_max=10)  # type: ignore[arg-type]  # the queue is all these tests use
+    return Follower(js=Stream(), batch_max=10)
+
+
+def delivered(consumer: int, stream: int) -> Any:
+    sequence = SimpleNamespace(consumer=consumer, stream=stream)
+    return SimpleNamespace(metadata=SimpleNamespace(sequence=sequence), data=b"x")
+
+
+async def test_a_lost_delivery_starts_a_new_consumer_after_the_last_event_handed_out() -> None:
+    stream = Stream()
+    f = Follower(js=stream, batch_max=10)
+    await f.start(41)
+    await f._on_msg(delivered(1, 41))
+    await f._on_msg(delivered(3, 43))  # delivery 2 never came
+    await f._on_msg(delivered(1, 42))  # the new consumer's first
+    await f._on_msg(delivered(2, 41))  # a repeat is not handed out twice
+    await f.stop()
+    assert stream.starts == [41, 42]
+    assert [s for s, _ in await f.next_batch()] == [41, 42]
 
 
 async def test_without_linger_a_batch_is_what_has_already_arrived() -> None:
@@ -36,7 +77,7 @@ async def test_lingering_gathers_later_messages_until_a_reader_is_waiting() -> N
 
 
 async def test_a_full_batch_does_not_linger() -> None:
-    f = Follower(js=None, batch_max=2)  # type: ignore[arg-type]
+    f = Follower(js=Stream(), batch_max=2)
     for seq in (1, 2):
         f._queue.put_nowait((seq, b"x"))
     batch = await asyncio.wait_for(f.next_batch(linger_s=3600, urgent=asyncio.Event()), 5)

@@ -6,8 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 from services.seater.rotation import Rotation
 from services.seater.route_rpc import RouteRanker
+from shared import rpc, subjects
 from shared.commands import RoutePlan, RouteRequest
 from shared.events import CooldownStarted, SeatCompleted, VerdictRecorded
+from tests.unit.fake_bus import FakeBus
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 
@@ -27,20 +29,27 @@ def rotation() -> Rotation:
     return r
 
 
-def rank(draw: float, aliases: list[str]) -> RoutePlan:
-    ranker = RouteRanker(rotation(), draw=lambda: draw, now=lambda: NOW)
-    return ranker.rank(RouteRequest(collection="agents", aliases=aliases).model_dump_json().encode())
+async def rank(draw: float, aliases: list[str]) -> RoutePlan:
+    """Asked over the bus, as the gateway asks."""
+    bus = FakeBus()
+    await RouteRanker(rotation(), draw=lambda: draw, now=lambda: NOW).serve(bus)
+    return await rpc.call(bus, subjects.RPC_SEATER_ROUTE, RouteRequest(collection="agents", aliases=aliases),
+                          RoutePlan)
 
 
-def test_useful_first_resting_last() -> None:
-    assert rank(0.9, ["m-a", "m-d", "m-b", "m-c"]).order == ["m-b", "m-a", "m-c", "m-d"]
+async def test_useful_first_resting_last() -> None:
+    assert (await rank(0.9, ["m-a", "m-d", "m-b", "m-c"])).order == ["m-b", "m-a", "m-c", "m-d"]
 
 
-def test_one_turn_in_four_the_stalest_fresh_member_goes_first() -> None:
+async def test_one_turn_in_four_the_stalest_fresh_member_goes_first() -> None:
     # m-c never answered a route turn nor sat: the stalest of the fresh members.
-    assert rank(0.1, ["m-a", "m-d", "m-b", "m-c"]).order == ["m-c", "m-b", "m-a", "m-d"]
+    assert (await rank(0.1, ["m-a", "m-d", "m-b", "m-c"])).order == ["m-c", "m-b", "m-a", "m-d"]
 
 
-def test_a_bad_request_is_refused() -> None:
-    plan = RouteRanker(Rotation()).rank(b'{"aliases": "m-a"}')
-    assert plan.refusal is not None and plan.refusal.status == 400 and not plan.order
+async def test_a_bad_request_is_refused() -> None:
+    bus = FakeBus()
+    await RouteRanker(Rotation()).serve(bus)
+    await bus.publish(subjects.RPC_SEATER_ROUTE, b'{"aliases": "m-a"}', reply="_INBOX.asker")
+    refused = rpc.failure_of(bus.published[-1][1])
+    assert bus.published[-1][0] == "_INBOX.asker"
+    assert refused is not None and refused.status == 400 and refused.message.startswith("collection:")
