@@ -7,12 +7,12 @@ import json
 from typing import Any
 
 from services.caller.chat_parts import (
+    Image,
     alternating,
     arguments_object,
     forced_tool,
     function_tools,
-    image_of,
-    parts_of,
+    pieces_of,
     system_text,
     text_of_parts,
     tool_call_id,
@@ -77,19 +77,18 @@ def tools_of(options: dict[str, Any]) -> dict[str, Any]:
     return {"tools": tools}
 
 
+def image_block(image: Image) -> dict[str, Any]:
+    source = ({"type": "base64", "media_type": image.media_type, "data": image.data} if image.data
+              else {"type": "url", "url": image.url})
+    return {"type": "image", "source": source}
+
+
 def blocks_of(message: Msg) -> list[dict[str, Any]]:
     if message.role == "tool":
         return [{"type": "tool_result", "tool_use_id": tool_call_id(message),
                  "content": text_of_parts(message.content)}]
-    blocks: list[dict[str, Any]] = []
-    for part in parts_of(message.content):
-        image = image_of(part)
-        if image is not None:
-            source = ({"type": "base64", "media_type": image.media_type, "data": image.data} if image.data
-                      else {"type": "url", "url": image.url})
-            blocks.append({"type": "image", "source": source})
-        elif part.get("type") == "text" and part.get("text"):
-            blocks.append({"type": "text", "text": part["text"]})
+    blocks = [image_block(piece) if isinstance(piece, Image) else {"type": "text", "text": piece}
+              for piece in pieces_of(message.content)]
     for asked in tool_calls_of(message):
         blocks.append({"type": "tool_use", "id": asked.id, "name": asked.name,
                        "input": arguments_object(asked.arguments)})

@@ -10,12 +10,12 @@ from typing import Any
 from urllib.parse import quote
 
 from services.caller.chat_parts import (
+    Image,
     alternating,
     arguments_object,
     forced_tool,
     function_tools,
-    image_of,
-    parts_of,
+    pieces_of,
     system_text,
     text_of_parts,
     tool_call_id,
@@ -101,18 +101,18 @@ def tools_of(options: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
+def image_part(image: Image) -> dict[str, Any]:
+    if image.data:
+        return {"inlineData": {"mimeType": image.media_type, "data": image.data}}
+    return {"fileData": {"mimeType": image.media_type, "fileUri": image.url}}
+
+
 def parts_for(message: Msg, tool_names: dict[str, str]) -> list[dict[str, Any]]:
     if message.role == "tool":
         name = tool_names.get(tool_call_id(message), "tool")
         return [{"functionResponse": {"name": name, "response": {"content": text_of_parts(message.content)}}}]
-    parts: list[dict[str, Any]] = []
-    for part in parts_of(message.content):
-        image = image_of(part)
-        if image is not None:
-            parts.append({"inlineData": {"mimeType": image.media_type, "data": image.data}} if image.data
-                         else {"fileData": {"mimeType": image.media_type, "fileUri": image.url}})
-        elif part.get("type") == "text" and part.get("text"):
-            parts.append({"text": part["text"]})
+    parts = [image_part(piece) if isinstance(piece, Image) else {"text": piece}
+             for piece in pieces_of(message.content)]
     for asked in tool_calls_of(message):
         tool_names[asked.id] = asked.name
         parts.append({"functionCall": {"name": asked.name, "args": arguments_object(asked.arguments)}})

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from services.caller.chat_parts import (
+    Image,
     content_text,
     forced_tool,
     function_tools,
-    image_of,
-    parts_of,
+    pieces_of,
     system_text,
     tool_call_id,
     tool_calls_of,
@@ -67,6 +67,11 @@ def tools_of(options: dict[str, Any]) -> dict[str, Any]:
     return {"tools": tools, "tool_choice": choice} if isinstance(choice, str) else {"tools": tools}
 
 
+def input_image(image: Image) -> dict[str, Any]:
+    url = f"data:{image.media_type};base64,{image.data}" if image.data else image.url
+    return {"type": "input_image", "image_url": url}
+
+
 def items_of(message: Msg) -> list[dict[str, Any]]:
     if message.role == "tool":
         return [{"type": "function_call_output", "call_id": tool_call_id(message),
@@ -79,14 +84,8 @@ def items_of(message: Msg) -> list[dict[str, Any]]:
         items += [{"type": "function_call", "call_id": t.id, "name": t.name, "arguments": t.arguments}
                   for t in tool_calls_of(message)]
         return items
-    content: list[dict[str, Any]] = []
-    for part in parts_of(message.content):
-        image = image_of(part)
-        if image is not None:
-            url = f"data:{image.media_type};base64,{image.data}" if image.data else image.url
-            content.append({"type": "input_image", "image_url": url})
-        elif part.get("type") == "text" and part.get("text"):
-            content.append({"type": "input_text", "text": part["text"]})
+    content = [input_image(piece) if isinstance(piece, Image) else {"type": "input_text", "text": piece}
+               for piece in pieces_of(message.content)]
     return [{"role": "user", "content": content}] if content else []
 
 
