@@ -99,6 +99,12 @@ def usage_of(raw: dict[str, Any]) -> Usage:
                  cached=int((raw.get("input_tokens_details") or {}).get("cached_tokens") or 0))
 
 
+def kind_and_response(event: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A streamed event's type and the response object it carries ({} for an event without one)."""
+    raw = event.get("response")
+    return str(event.get("type", "")), raw if isinstance(raw, dict) else {}
+
+
 class StreamParser(StreamFold):
     """Typed events: output text and reasoning deltas, function calls by item, then the final response."""
 
@@ -109,9 +115,7 @@ class StreamParser(StreamFold):
         self._tools: ToolPieces[str] = ToolPieces()  # by output item id
 
     def _fold(self, event: dict[str, Any]) -> None:
-        kind = str(event.get("type", ""))
-        raw = event.get("response")
-        response: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        kind, response = kind_and_response(event)
         if response.get("model"):
             self.outcome.model = str(response["model"])
         if kind == "error":
