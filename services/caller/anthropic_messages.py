@@ -7,12 +7,12 @@ import json
 from typing import Any
 
 from services.caller.chat_parts import (
+    Image,
     alternating,
     arguments_object,
     forced_tool,
     function_tools,
-    image_of,
-    parts_of,
+    pieces_of,
     system_text,
     text_of_parts,
     tool_call_id,
@@ -20,6 +20,7 @@ from services.caller.chat_parts import (
     turns,
 )
 from services.caller.outcome import CallOutcome, ToolCall, Usage
+from services.caller.stream_fold import StreamFold, ToolPieces, reply_object
 from services.caller.wire import (
     UpstreamRequest,
     auth_headers,
@@ -27,11 +28,8 @@ from services.caller.wire import (
     chat_options,
     endpoint_url,
     error_object_text,
-    json_object,
     output_budget,
-    sse_payload,
     stop_list,
-    stream_event,
 )
 from shared.commands import Msg, SeatCall
 
@@ -79,19 +77,18 @@ def tools_of(options: dict[str, Any]) -> dict[str, Any]:
     return {"tools": tools}
 
 
+def image_block(image: Image) -> dict[str, Any]:
+    source = ({"type": "base64", "media_type": image.media_type, "data": image.data} if image.data
+              else {"type": "url", "url": image.url})
+    return {"type": "image", "source": source}
+
+
 def blocks_of(message: Msg) -> list[dict[str, Any]]:
     if message.role == "tool":
         return [{"type": "tool_result", "tool_use_id": tool_call_id(message),
                  "content": text_of_parts(message.content)}]
-    blocks: list[dict[str, Any]] = []
-    for part in parts_of(message.content):
-        image = image_of(part)
-        if image is not None:
-            source = ({"type": "base64", "media_type": image.media_type, "data": image.data} if image.data
-                      else {"type": "url", "url": image.url})
-            blocks.append({"type": "image", "source": source})
-        elif part.get("type") == "text" and part.get("text"):
-            blocks.append({"type": "text", "text": part["text"]})
+    blocks = [image_block(piece) if isinstance(piece, Image) else {"type": "text", "text": piece}
+              for piece in pieces_of(message.content)]
     for asked in tool_calls_of(message):
         blocks.append({"type": "tool_use", "id": asked.id, "name": asked.name,
                        "input": arguments_object(asked.arguments)})
@@ -112,25 +109,13 @@ def usage_of(raw: dict[str, Any]) -> Usage:
                  tokens_out=int(raw.get("output_tokens") or 0), cached=cached)
 
 
-class StreamParser:
+class StreamParser(StreamFold):
     """message_start → content_block_start/delta/stop … → message_delta (usage, stop) → message_stop."""
 
     def __init__(self) -> None:
-        self.outcome = CallOutcome()
-        self.done = False
-        self._text: list[str] = []
-        self._reasoning: list[str] = []
-        self._tools: dict[int, ToolCall] = {}
-        self._args: dict[int, list[str]] = {}
+        super().__init__()
+        self._tools: ToolPieces[int] = ToolPieces()
         self._usage = Usage()
-
-    def feed_line(self, line: str) -> None:
-        payload = sse_payload(line)
-        if self.outcome.error or self.done or not payload:
-            return
-        event = stream_event(payload, self.outcome)
-        if event is not None:
-            self._fold(event)
 
     def _fold(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -156,9 +141,9 @@ class StreamParser:
 
     def _start_block(self, index: int, block: dict[str, Any]) -> None:
         if block.get("type") == "tool_use":
-            self._tools[index] = ToolCall(id=str(block.get("id", "")), name=str(block.get("name", "")))
+            self._tools.calls[index] = ToolCall(id=str(block.get("id", "")), name=str(block.get("name", "")))
             preset = block.get("input")
-            self._args[index] = [json.dumps(preset)] if preset else []
+            self._tools.args[index] = [json.dumps(preset)] if preset else []
         elif block.get("type") == "text" and block.get("text"):
             self._text.append(block["text"])
 
@@ -169,28 +154,20 @@ class StreamParser:
         elif kind == "thinking_delta":
             self._reasoning.append(str(delta.get("thinking", "")))
         elif kind == "input_json_delta":
-            self._args.setdefault(index, []).append(str(delta.get("partial_json", "")))
+            self._tools.args.setdefault(index, []).append(str(delta.get("partial_json", "")))
 
     def finish(self) -> CallOutcome:
-        out = self.outcome
-        out.text, out.reasoning = "".join(self._text), "".join(self._reasoning)
-        for index, call in sorted(self._tools.items()):
-            call.arguments = "".join(self._args.get(index, [])) or "{}"
-            out.tool_calls.append(call)
+        self.outcome.tool_calls += self._tools.whole(sorted(self._tools.calls))
         if self._usage.tokens_in or self._usage.tokens_out:
-            out.usage = self._usage
-        if not out.error and not self.done:
-            out.error = "Error: client failed: stream cut before message_stop"
-        return out
+            self.outcome.usage = self._usage
+        return self._whole(self.done, "message_stop")
 
 
 def parse_plain(raw: bytes) -> CallOutcome:
     """A non-streamed Messages reply (or an error object sent with 200)."""
-    data, failed = json_object(raw)
+    data, failed = reply_object(raw)
     if failed is not None:
         return failed
-    if not isinstance(data, dict):
-        return CallOutcome(error="Error: client failed: non-JSON reply: not an object")
     if data.get("type") == "error" or data.get("error"):
         return CallOutcome(error=error_object_text(data.get("error") or data, "in a 200 reply"))
     out = CallOutcome(model=str(data.get("model") or ""), usage=usage_of(data.get("usage") or {}))

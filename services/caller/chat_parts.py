@@ -64,6 +64,18 @@ def image_of(part: dict[str, Any]) -> Image | None:
     return Image(media_type=guessed if guessed and is_image else DEFAULT_IMAGE_TYPE, url=url)
 
 
+def pieces_of(content: Any) -> list[Image | str]:
+    """A content's images and non-empty texts in order: what each kind rebuilds its own parts from."""
+    found: list[Image | str] = []
+    for part in parts_of(content):
+        image = image_of(part)
+        if image is not None:
+            found.append(image)
+        elif part.get("type") == "text" and part.get("text"):
+            found.append(part["text"])
+    return found
+
+
 def system_text(messages: list[Msg]) -> str:
     """System and developer messages joined: kinds other than chat take them apart from the turns."""
     texts = (content_text(m.content) for m in messages if m.role in SYSTEM_ROLES)

@@ -10,12 +10,12 @@ from typing import Any
 from urllib.parse import quote
 
 from services.caller.chat_parts import (
+    Image,
     alternating,
     arguments_object,
     forced_tool,
     function_tools,
-    image_of,
-    parts_of,
+    pieces_of,
     system_text,
     text_of_parts,
     tool_call_id,
@@ -23,6 +23,7 @@ from services.caller.chat_parts import (
     turns,
 )
 from services.caller.outcome import CallOutcome, ToolCall, Usage
+from services.caller.stream_fold import StreamFold
 from services.caller.wire import (
     UpstreamRequest,
     auth_headers,
@@ -31,9 +32,7 @@ from services.caller.wire import (
     error_object_text,
     json_object,
     output_budget,
-    sse_payload,
     stop_list,
-    stream_event,
 )
 from shared.commands import Msg, SeatCall
 
@@ -102,18 +101,18 @@ def tools_of(options: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
+def image_part(image: Image) -> dict[str, Any]:
+    if image.data:
+        return {"inlineData": {"mimeType": image.media_type, "data": image.data}}
+    return {"fileData": {"mimeType": image.media_type, "fileUri": image.url}}
+
+
 def parts_for(message: Msg, tool_names: dict[str, str]) -> list[dict[str, Any]]:
     if message.role == "tool":
         name = tool_names.get(tool_call_id(message), "tool")
         return [{"functionResponse": {"name": name, "response": {"content": text_of_parts(message.content)}}}]
-    parts: list[dict[str, Any]] = []
-    for part in parts_of(message.content):
-        image = image_of(part)
-        if image is not None:
-            parts.append({"inlineData": {"mimeType": image.media_type, "data": image.data}} if image.data
-                         else {"fileData": {"mimeType": image.media_type, "fileUri": image.url}})
-        elif part.get("type") == "text" and part.get("text"):
-            parts.append({"text": part["text"]})
+    parts = [image_part(piece) if isinstance(piece, Image) else {"text": piece}
+             for piece in pieces_of(message.content)]
     for asked in tool_calls_of(message):
         tool_names[asked.id] = asked.name
         parts.append({"functionCall": {"name": asked.name, "args": arguments_object(asked.arguments)}})
@@ -135,26 +134,18 @@ def usage_of(meta: dict[str, Any]) -> Usage:
                  reasoning=thoughts, cached=int(meta.get("cachedContentTokenCount") or 0))
 
 
-class StreamParser:
+class StreamParser(StreamFold):
     """Each `data:` line is a whole GenerateContentResponse; the last usageMetadata is the call's.
 
     `done` stays False: usage may follow the finishReason, so the stream is read to its end.
     """
 
     def __init__(self) -> None:
-        self.outcome = CallOutcome()
-        self.done = False
+        super().__init__()
         self.finished = False
-        self._text: list[str] = []
-        self._reasoning: list[str] = []
 
-    def feed_line(self, line: str) -> None:
-        payload = sse_payload(line)
-        if self.outcome.error or not payload:
-            return
-        chunk = stream_event(payload, self.outcome)
-        if chunk is not None:
-            self.fold(chunk, "mid-stream")
+    def _fold(self, event: dict[str, Any]) -> None:
+        self.fold(event, "mid-stream")
 
     def fold(self, chunk: dict[str, Any], where: str) -> None:
         if chunk.get("error"):
@@ -192,11 +183,7 @@ class StreamParser:
             self.outcome.error = error_object_text({"finishReason": reason}, where)
 
     def finish(self) -> CallOutcome:
-        out = self.outcome
-        out.text, out.reasoning = "".join(self._text), "".join(self._reasoning)
-        if not out.error and not self.finished:
-            out.error = "Error: client failed: stream cut before a finishReason"
-        return out
+        return self._whole(self.finished, "a finishReason")
 
 
 def parse_plain(raw: bytes) -> CallOutcome:

@@ -5,17 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from services.caller.chat_parts import (
+    Image,
     content_text,
     forced_tool,
     function_tools,
-    image_of,
-    parts_of,
+    pieces_of,
     system_text,
     tool_call_id,
     tool_calls_of,
     turns,
 )
 from services.caller.outcome import CallOutcome, ToolCall, Usage
+from services.caller.stream_fold import StreamFold, ToolPieces, reply_object
 from services.caller.wire import (
     UpstreamRequest,
     auth_headers,
@@ -23,10 +24,7 @@ from services.caller.wire import (
     chat_options,
     endpoint_url,
     error_object_text,
-    json_object,
     output_budget,
-    sse_payload,
-    stream_event,
 )
 from shared.commands import Msg, SeatCall
 
@@ -69,6 +67,11 @@ def tools_of(options: dict[str, Any]) -> dict[str, Any]:
     return {"tools": tools, "tool_choice": choice} if isinstance(choice, str) else {"tools": tools}
 
 
+def input_image(image: Image) -> dict[str, Any]:
+    url = f"data:{image.media_type};base64,{image.data}" if image.data else image.url
+    return {"type": "input_image", "image_url": url}
+
+
 def items_of(message: Msg) -> list[dict[str, Any]]:
     if message.role == "tool":
         return [{"type": "function_call_output", "call_id": tool_call_id(message),
@@ -81,14 +84,8 @@ def items_of(message: Msg) -> list[dict[str, Any]]:
         items += [{"type": "function_call", "call_id": t.id, "name": t.name, "arguments": t.arguments}
                   for t in tool_calls_of(message)]
         return items
-    content: list[dict[str, Any]] = []
-    for part in parts_of(message.content):
-        image = image_of(part)
-        if image is not None:
-            url = f"data:{image.media_type};base64,{image.data}" if image.data else image.url
-            content.append({"type": "input_image", "image_url": url})
-        elif part.get("type") == "text" and part.get("text"):
-            content.append({"type": "input_text", "text": part["text"]})
+    content = [input_image(piece) if isinstance(piece, Image) else {"type": "input_text", "text": piece}
+               for piece in pieces_of(message.content)]
     return [{"role": "user", "content": content}] if content else []
 
 
@@ -102,29 +99,23 @@ def usage_of(raw: dict[str, Any]) -> Usage:
                  cached=int((raw.get("input_tokens_details") or {}).get("cached_tokens") or 0))
 
 
-class StreamParser:
+def kind_and_response(event: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A streamed event's type and the response object it carries ({} for an event without one)."""
+    raw = event.get("response")
+    return str(event.get("type", "")), raw if isinstance(raw, dict) else {}
+
+
+class StreamParser(StreamFold):
     """Typed events: output text and reasoning deltas, function calls by item, then the final response."""
 
-    def __init__(self) -> None:
-        self.outcome = CallOutcome()
-        self.done = False
-        self._text: list[str] = []
-        self._reasoning: list[str] = []
-        self._tools: dict[str, ToolCall] = {}  # by output item id
-        self._args: dict[str, list[str]] = {}
+    markers = ("[DONE]",)
 
-    def feed_line(self, line: str) -> None:
-        payload = sse_payload(line)
-        if self.outcome.error or self.done or not payload or payload == "[DONE]":
-            return
-        event = stream_event(payload, self.outcome)
-        if event is not None:
-            self._fold(event)
+    def __init__(self) -> None:
+        super().__init__()
+        self._tools: ToolPieces[str] = ToolPieces()  # by output item id
 
     def _fold(self, event: dict[str, Any]) -> None:
-        kind = str(event.get("type", ""))
-        raw = event.get("response")
-        response: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        kind, response = kind_and_response(event)
         if response.get("model"):
             self.outcome.model = str(response["model"])
         if kind == "error":
@@ -139,17 +130,17 @@ class StreamParser:
         elif kind in ("response.output_item.added", "response.output_item.done"):
             self._item(event.get("item") or {}, final=kind.endswith("done"))
         elif kind == "response.function_call_arguments.delta":
-            self._args.setdefault(str(event.get("item_id", "")), []).append(str(event.get("delta", "")))
+            self._tools.args.setdefault(str(event.get("item_id", "")), []).append(str(event.get("delta", "")))
         elif kind in ENDINGS:
             self._end(response)
 
     def _item(self, item: dict[str, Any], final: bool) -> None:
         if item.get("type") != "function_call":
             return
-        key = str(item.get("id") or item.get("call_id") or len(self._tools))
-        self._tools[key] = ToolCall(id=str(item.get("call_id") or key), name=str(item.get("name", "")))
+        key = str(item.get("id") or item.get("call_id") or len(self._tools.calls))
+        self._tools.calls[key] = ToolCall(id=str(item.get("call_id") or key), name=str(item.get("name", "")))
         if final and isinstance(item.get("arguments"), str):
-            self._args[key] = [item["arguments"]]
+            self._tools.args[key] = [item["arguments"]]
 
     def _end(self, response: dict[str, Any]) -> None:
         self.done = True
@@ -159,26 +150,18 @@ class StreamParser:
         if response.get("status") == "incomplete":
             self.outcome.finish = "length" if reason == "max_output_tokens" else str(reason or "incomplete")
         else:
-            self.outcome.finish = "tool_calls" if self._tools else "stop"
+            self.outcome.finish = "tool_calls" if self._tools.calls else "stop"
 
     def finish(self) -> CallOutcome:
-        out = self.outcome
-        out.text, out.reasoning = "".join(self._text), "".join(self._reasoning)
-        for key, call in self._tools.items():
-            call.arguments = "".join(self._args.get(key, [])) or "{}"
-            out.tool_calls.append(call)
-        if not out.error and not self.done:
-            out.error = "Error: client failed: stream cut before response.completed"
-        return out
+        self.outcome.tool_calls += self._tools.whole(list(self._tools.calls))
+        return self._whole(self.done, "response.completed")
 
 
 def parse_plain(raw: bytes) -> CallOutcome:
     """A non-streamed response object."""
-    data, failed = json_object(raw)
+    data, failed = reply_object(raw)
     if failed is not None:
         return failed
-    if not isinstance(data, dict):
-        return CallOutcome(error="Error: client failed: non-JSON reply: not an object")
     if data.get("error") or data.get("status") == "failed":
         return CallOutcome(error=error_object_text(data.get("error") or FAILED, "in a 200 reply"))
     parser = StreamParser()

@@ -148,9 +148,7 @@ class ResponsesChunks:
         event = payload_of(line)
         if event is None:
             return []
-        kind = str(event.get("type", ""))
-        raw = event.get("response")
-        response: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        kind, response = openai_responses.kind_and_response(event)
         if response.get("model"):
             self.make.model = str(response["model"])
         if kind == "response.output_text.delta":

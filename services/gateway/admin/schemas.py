@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from shared.alerts import KINDS
+from shared.alerts import KINDS, Alert
 from shared.commands import KnownLimits, QuotaLine, RestingLine, SentLine, UsageLine
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]
@@ -319,24 +319,12 @@ class AlertBody(Body):
     aliases: list[str] | None = None
 
 
-class AlertView(BaseModel):
-    key: str
-    kind: str
-    message: str
-    action: str
-    first_seen: datetime
-    last_seen: datetime
-    by: str
-    alias: str | None
-    aliases: list[str]
-
-
 class AlertsReply(Ok):
-    alerts: list[AlertView]
+    alerts: list[Alert]
 
 
 class AlertReply(Ok):
-    alert: AlertView
+    alert: Alert
 
 
 class AlertClearedReply(Ok):

@@ -23,6 +23,7 @@ from services.gateway.formats.canonical import (
     tool_fields,
     tool_message,
 )
+from services.gateway.formats.common import object_list
 
 ROLES = ("user", "assistant")
 REASONING = ("thinking", "redacted_thinking")  # earlier reasoning is ignored everywhere (X-4)
@@ -134,10 +135,7 @@ def system_text(system: Any) -> str:
 def request_messages(body: dict[str, Any]) -> tuple[list[Message], str]:
     """The system message first, then each turn; and why the request is an agent's turn."""
     raw = body.get("messages")
-    if not isinstance(raw, list) or not all(isinstance(m, dict) for m in raw):
-        raise Refusal(400, '"messages" must be a list of message objects')
-    if not raw:
-        raise Refusal(400, '"messages" is empty: there is nothing to ask')
+    raw = object_list(raw, "messages", "a list of message objects")
     system = system_text(body.get("system"))
     messages: list[Message] = [{"role": "system", "content": system}] if system else []
     agentic = ""

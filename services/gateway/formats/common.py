@@ -11,6 +11,16 @@ from services.gateway.ask import REPLY_MODES, Refusal, ReplyMode
 IMAGE_URL_RE = re.compile(r"^(https?://[^/?#\s]+|data:image/[A-Za-z0-9.+-]+;base64,)", re.IGNORECASE)
 
 
+def object_list(raw: Any, name: str, must: str, required: bool = True) -> list[dict[str, Any]]:
+    """The turns a request asks about (messages, input items, contents): refused unless a list of objects,
+    and, when `required`, unless there is at least one (else there is nothing to ask)."""
+    if not isinstance(raw, list) or not all(isinstance(item, dict) for item in raw):
+        raise Refusal(400, f'"{name}" must be {must}')
+    if required and not raw:
+        raise Refusal(400, f'"{name}" is empty: there is nothing to ask')
+    return raw
+
+
 def model_field(body: dict[str, Any]) -> str:
     model = body.get("model", "")
     if model is None:

@@ -24,6 +24,7 @@ from services.gateway.formats.canonical import (
     tool_call,
     tool_message,
 )
+from services.gateway.formats.common import object_list
 
 ROLES = {"user": "user", "model": "assistant", "function": "user"}
 HOSTED_PARTS = ("executableCode", "codeExecutionResult")
@@ -131,10 +132,7 @@ def request_messages(body: dict[str, Any], require: bool = True) -> tuple[list[M
         contents = [contents]
     if contents is None and not require:
         contents = []
-    if not isinstance(contents, list) or not all(isinstance(c, dict) for c in contents):
-        raise Refusal(400, '"contents" must be a content object or a list of them')
-    if require and not contents:
-        raise Refusal(400, '"contents" is empty: there is nothing to ask')
+    contents = object_list(contents, "contents", "a content object or a list of them", require)
     system = system_text(get(body, "systemInstruction"))
     messages: list[Message] = [{"role": "system", "content": system}] if system else []
     numbers, agentic = CallNumbers(), ""

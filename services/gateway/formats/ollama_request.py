@@ -26,6 +26,7 @@ from services.gateway.formats.canonical import (
     tool_call,
     tool_message,
 )
+from services.gateway.formats.common import object_list
 
 ROLES = ("system", "user", "assistant", "tool")
 OPTIONS = {"num_predict": "max_tokens", "temperature": "temperature", "top_p": "top_p", "stop": "stop"}
@@ -74,10 +75,7 @@ def content_parts(where: str, content: Any, images: Any) -> list[Part]:
 
 def chat_messages(raw: Any) -> tuple[list[Message], str]:
     """`/api/chat` messages → canonical messages, and why they make an agent's turn ("" when they do not)."""
-    if not isinstance(raw, list) or not all(isinstance(m, dict) for m in raw):
-        raise Refusal(400, '"messages" must be a list of message objects')
-    if not raw:
-        raise Refusal(400, '"messages" is empty: there is nothing to ask')
+    raw = object_list(raw, "messages", "a list of message objects")
     numbers = CallNumbers()
     messages: list[Message] = []
     agentic = ""

@@ -16,7 +16,7 @@ from typing import Any
 
 from services.gateway.ask import Ask, Refusal, make_ask
 from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
-from services.gateway.formats.common import bench_fields, check_image_url, model_field, sse
+from services.gateway.formats.common import bench_fields, check_image_url, model_field, object_list, sse
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 FOREIGN_IMAGE_PARTS = ("image", "input_image")
@@ -59,10 +59,7 @@ def check_parts(index: int, content: list[Any]) -> None:
 
 def check_messages(raw: Any) -> tuple[list[dict[str, Any]], str]:
     """The messages as sent, checked; and why they make an agent's turn ("" when they do not)."""
-    if not isinstance(raw, list) or not all(isinstance(m, dict) for m in raw):
-        raise Refusal(400, '"messages" must be a list of message objects')
-    if not raw:
-        raise Refusal(400, '"messages" is empty: there is nothing to ask')
+    raw = object_list(raw, "messages", "a list of message objects")
     agentic = ""
     for index, msg in enumerate(raw):
         role = msg.get("role")

@@ -23,6 +23,7 @@ from services.gateway.formats.canonical import (
     tool_fields,
     tool_message,
 )
+from services.gateway.formats.common import object_list
 
 ROLES = ("user", "assistant", "system", "developer")
 TEXT_PARTS = ("input_text", "output_text", "text")
@@ -118,10 +119,7 @@ def request_messages(body: dict[str, Any]) -> tuple[list[Message], str]:
     if isinstance(raw, str):
         talk.messages.append({"role": "user", "content": raw})
         return talk.messages, ""
-    if not isinstance(raw, list) or not all(isinstance(item, dict) for item in raw):
-        raise Refusal(400, '"input" must be a string or a list of input items (objects)')
-    if not raw:
-        raise Refusal(400, '"input" is empty: there is nothing to ask')
+    raw = object_list(raw, "input", "a string or a list of input items (objects)")
     agentic = ""
     for index, item in enumerate(raw):
         where = f"input[{index}]"
