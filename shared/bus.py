@@ -79,8 +79,13 @@ async def connect(url: str, name: str, login: BusLogin) -> NATS:
         if not denied.note(str(exc)):
             log.warning("nats_error", error=str(exc))
 
+    def closed_by_us() -> bool:
+        done = connecting.done() and not connecting.cancelled() and connecting.exception() is None
+        return done and connecting.result().is_closed
+
     async def on_disconnect() -> None:
-        log.warning("nats_disconnected")
+        if not closed_by_us():  # a lost server is worth a warning; our own close is not
+            log.warning("nats_disconnected")
 
     async def on_reconnect() -> None:
         log.info("nats_reconnected")
