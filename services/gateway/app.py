@@ -19,7 +19,7 @@ from services.gateway.formats.ollama import created_at
 from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
 from services.gateway.panel.runner import PanelRunner
-from services.gateway.route.transport import close_transport
+from services.gateway.route_mode.transport import close_transport
 from services.gateway.routes import admin, bench
 from services.gateway.routes.admin_api import ADMIN_ROUTERS
 from services.gateway.routes.extras import extra_endpoint

@@ -21,8 +21,8 @@ from services.gateway.http import GATEWAY_BODY_LIMIT, IMAGE_ADVICE, read_json_bo
 from services.gateway.keys.admit import admit, caller_of
 from services.gateway.panel.present import PRESENTERS
 from services.gateway.panel.resolve import Resolved, refuse_agentic
-from services.gateway.route.answer import answer_route
-from services.gateway.route.transport import AS_SENT, AsSent
+from services.gateway.route_mode.answer import answer_route
+from services.gateway.route_mode.transport import AS_SENT, AsSent
 
 ModeHandler = Callable[[GatewayContext, Format, Ask, Resolved], Awaitable[Response]]
 

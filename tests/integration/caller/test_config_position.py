@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from services.gateway.route.relay import RelayHub
+from services.gateway.route_mode.relay import RelayHub
 from shared import bus, subjects
 from shared.alerts import paid_key
 from shared.commands import RelayFrame, RouteCall

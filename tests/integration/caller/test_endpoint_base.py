@@ -11,7 +11,7 @@ from pathlib import Path
 import nats.errors
 import pytest
 
-from services.gateway.route.relay import RelayHub
+from services.gateway.route_mode.relay import RelayHub
 from shared import bus, bus_access, rpc, subjects
 from shared.commands import ModelsReply, ModelsRequest, RelayFrame, RouteCall
 from shared.natsserver import NatsServer

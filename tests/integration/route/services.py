@@ -14,8 +14,8 @@ from services.gateway.context import GatewayContext
 from services.gateway.formats.openai_chat import OpenAIChat
 from services.gateway.panel.resolve import resolve
 from services.gateway.panel.runner import PanelRunner
-from services.gateway.route.plan import Broke, Done, Pieces, TurnPlan, TurnUpdate
-from services.gateway.route.transport import AsSent, RouteTransport
+from services.gateway.route_mode.plan import Broke, Done, Pieces, TurnPlan, TurnUpdate
+from services.gateway.route_mode.transport import AsSent, RouteTransport
 from shared import bus, subjects
 from shared.config_state import ConfigState
 from shared.events import EventBase, decode_event

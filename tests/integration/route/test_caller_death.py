@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from services.gateway.route.plan import Broke, Pieces
+from services.gateway.route_mode.plan import Broke, Pieces
 from shared.commands import RELAY_SILENCE_S
 from shared.events import CollectionSaved, EndpointSaved, ModelRegistered
 from shared.natsserver import NatsServer

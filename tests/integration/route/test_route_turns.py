@@ -11,9 +11,9 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from services.gateway.route.conversation import Conversation
-from services.gateway.route.plan import Broke, Done, Pieces
-from services.gateway.route.relay import RelayHub
+from services.gateway.route_mode.conversation import Conversation
+from services.gateway.route_mode.plan import Broke, Done, Pieces
+from services.gateway.route_mode.relay import RelayHub
 from shared import bus, subjects
 from shared.commands import RelayFrame, RouteCall
 from shared.events import CollectionSaved, CooldownStarted, EndpointSaved, ModelRegistered
