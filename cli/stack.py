@@ -21,7 +21,7 @@ from pathlib import Path
 from shared import bus, processes
 from shared.bus_access import SUPERVISOR
 from shared.bus_credentials import BusLogin
-from shared.natsserver import NatsServer, ServerTls
+from shared.natsserver import NatsServer, ServerTls, free_port
 from shared.subjects import health_subject
 
 SERVICES = ("ledger", "seater", "caller", "prober", "gateway")
@@ -109,7 +109,8 @@ class Stack:
             for index in range(self.replicas.get(service, 1)):
                 env = env_for(service, base_env)
                 if service == "gateway":
-                    port = self.port + index if index else self.port
+                    # Further replicas take free ports of their own: the port after ours may be taken.
+                    port = free_port() if index else self.port
                     env["BENCH_PORT"] = str(port)
                     self.gateway_ports.append(port)
                 child = Child(service, index, env, self.home / "logs" / f"{service}-{index}.log")
