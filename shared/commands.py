@@ -235,17 +235,51 @@ class RelayFrame(BaseModel):
     outcome: RelayOutcome | None = None
 
 
+class TurnNeeds(BaseModel):
+    """What a route turn asks of a member (RM-2), as the gateway measured the request: tools offered or
+    used, images carried, and its size estimate (messages, tool calls and definitions, 2,500 per image)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    tools: bool = False
+    images: int = 0
+    estimate: int = 0
+
+
 class RouteRequest(BaseModel):
-    """The gateway (which decides eligibility, RM-2) asks the seater to rank the eligible members (RM-3)."""
+    """The gateway asks the seater who takes a route turn (RM-2..RM-4): what the request needs and where its
+    conversation stands. The seater decides who is eligible and the order they are tried in."""
 
     model_config = ConfigDict(extra="forbid")
     collection: str
-    aliases: list[str]
+    needs: TurnNeeds = Field(default_factory=TurnNeeds)
+    current: str = ""  # the conversation's model; "" for a new conversation (or one nobody answered yet)
+    previous: list[str] = Field(default_factory=list)  # the order the conversation's last turn walked
     config_seq: int = 0
 
 
-class RoutePlan(BaseModel):
-    order: list[str] = Field(default_factory=list)  # best first
+class RouteSeat(BaseModel):
+    """A model that may answer a route turn (a member) or shadow it, and what the gateway needs to call it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    alias: str
+    served: str
+    endpoint: str
+    connection: str
+    max_output: int | None = None  # its known output limit: a client's max_tokens is capped to it
+    max_tokens: int | None = None  # the model's own call option (P-10)
+
+
+class RouteSeating(BaseModel):
+    """The seater's answer: the order to walk (best first, RM-3; the conversation's model first, RM-4), the
+    seat of every eligible member, every member left out with why, and the collection's shadow seats."""
+
+    order: list[str] = Field(default_factory=list)
+    seats: list[RouteSeat] = Field(default_factory=list)
+    skipped: list[Skip] = Field(default_factory=list)
+    shadows: list[RouteSeat] = Field(default_factory=list)
+
+    def seat(self, alias: str) -> RouteSeat:
+        return next(s for s in self.seats if s.alias == alias)
 
 
 # ---------------------------------------------------------------- the ledger's own state

@@ -14,12 +14,15 @@ from starlette.routing import Route
 
 from services.gateway.admin.writer import ConfigWriter
 from services.gateway.context import GatewayContext
+from services.gateway.deliver import PanelReplies
 from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
 from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
 from services.gateway.panel.runner import PanelRunner
-from services.gateway.route_mode.transport import close_transport
+from services.gateway.reply_mode import ReplyMode
+from services.gateway.route_mode.answer import RouteReplies
+from services.gateway.route_mode.desk import RouteDesk
 from services.gateway.routes import admin, bench
 from services.gateway.routes.admin_api import ADMIN_ROUTERS
 from services.gateway.routes.extras import extra_endpoint
@@ -44,18 +47,19 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
         config = ConfigState()
         projection = bus.Projection(js, subjects.CONFIG, config.apply, name="gateway-config")
         await projection.start()
+        panels = PanelRunner(nc, config, settings, name)
         ctx = GatewayContext(
             settings=settings, instance=name, nc=nc, js=js, config=config, projection=projection,
-            panels=PanelRunner(nc, config, settings, name), writer=ConfigWriter(js, projection, config),
-            started_at=created_at(),
+            panels=panels, modes=reply_modes(panels, RouteDesk(nc, config, settings, name), settings),
+            writer=ConfigWriter(js, projection, config), started_at=created_at(),
         )
         app.state.ctx = ctx
         log.info("gateway_ready", instance=name, port=settings.port, config_seq=config.seq)
         try:
             yield
         finally:
-            await ctx.panels.close()
-            await close_transport(nc)
+            for mode in set(ctx.modes.values()):
+                await mode.close()
             await projection.stop()
             await nc.drain()
 
@@ -86,6 +90,14 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
         include_in_schema=False,
     )
     return app
+
+
+def reply_modes(
+    panels: PanelRunner, routes: RouteDesk, settings: GatewaySettings
+) -> dict[str, ReplyMode]:
+    """Every reply mode this gateway answers, by the name a model string gives it."""
+    panel = PanelReplies(panels, settings)
+    return {"all": panel, "merged": panel, "route": RouteReplies(routes, settings)}
 
 
 def gateway_routes(app: FastAPI) -> tuple[list[str], list[str]]:

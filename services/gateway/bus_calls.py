@@ -15,6 +15,7 @@ Reply = TypeVar("Reply", bound=BaseModel)
 
 ABSENT = {
     subjects.RPC_SEATER_PLAN: "no seater is running, so no panel can be seated; start the stack",
+    subjects.RPC_SEATER_ROUTE: "no seater is running, so no route turn can be seated; start the stack",
     subjects.RPC_CALLER_MODELS: ("no caller is running to list the endpoint's models; start the stack "
                                  "(nothing was saved)"),
 }

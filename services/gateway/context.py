@@ -1,9 +1,10 @@
 """What every route of one gateway process shares: settings, the bus, the configuration fold, the panel
-runner, the config writer, and when it started (model listings give it as `modified_at`). Built by the
-app's lifespan and kept on `app.state.ctx`."""
+runner and the reply modes, the config writer, and when it started (model listings give it as
+`modified_at`). Built by the app's lifespan and kept on `app.state.ctx`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -16,6 +17,7 @@ from services.gateway.admin.writer import ConfigWriter, config_caught_up
 from services.gateway.ask import Ask, Refusal
 from services.gateway.panel.resolve import Resolved, resolve
 from services.gateway.panel.runner import PanelRunner
+from services.gateway.reply_mode import ReplyMode
 from shared import bus
 from shared.config_state import ConfigState
 from shared.settings import GatewaySettings
@@ -34,6 +36,7 @@ class GatewayContext:
     config: ConfigState
     projection: bus.Projection
     panels: PanelRunner
+    modes: Mapping[str, ReplyMode]  # `all`, `merged`, `route` → the mode that answers it
     writer: ConfigWriter
     started_at: str
 

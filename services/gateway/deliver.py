@@ -9,17 +9,39 @@ carries the pieces, a keep-alive after every `keepalive_s` of silence (the first
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 import structlog
 from starlette.responses import JSONResponse, Response
 
 from services.gateway.ask import Ask
 from services.gateway.formats.base import Format, StreamEncoder
-from services.gateway.panel.present import Presenter
+from services.gateway.panel.present import PRESENTERS, Presenter
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
-from services.gateway.panel.runner import PanelRun
+from services.gateway.panel.resolve import Resolved
+from services.gateway.panel.runner import PanelRun, PanelRunner
 from services.gateway.streaming import LeanStreamingResponse
+from services.gateway.updates import Updates
+from shared.settings import GatewaySettings
+
+
+class PanelReplies:
+    """The `all` and `merged` reply modes (P-2..P-15): every seat's answer side by side, or merged into one,
+    each with its presenter."""
+
+    def __init__(self, panels: PanelRunner, settings: GatewaySettings) -> None:
+        self.panels, self.settings = panels, settings
+
+    async def answer(self, fmt: Format, ask: Ask, resolved: Resolved) -> Response:
+        presenter = PRESENTERS[resolved.panel_mode]()
+        run = self.panels.start(ask, resolved)
+        if ask.stream:
+            return await answer_streamed(fmt, ask, resolved.canonical, run, presenter,
+                                         self.settings.stream_grace_s, self.settings.keepalive_s)
+        return await answer_whole(fmt, ask, run, presenter)
+
+    async def close(self) -> None:
+        await self.panels.close()
 
 
 def error_response(fmt: Format, status: int, message: str) -> JSONResponse:
@@ -62,25 +84,14 @@ async def answer_streamed(
         return error_response(fmt, first.status, first.message)
     bind_panel(first)
     encoder = fmt.encoder(ask, collection)
-    body = stream_bytes(encoder, presenter, run.next, first, keepalive_s)
+    body = stream_bytes(encoder, presenter, run, first, keepalive_s)
     return LeanStreamingResponse(body, media_type=encoder.media_type, headers={"Cache-Control": "no-cache"})
-
-
-async def within(next_update: Callable[[], Awaitable[Update]], seconds: float) -> Update | None:
-    """The next update if it comes within `seconds`, else None."""
-    if seconds <= 0:
-        return None
-    try:
-        async with asyncio.timeout(seconds):
-            return await next_update()
-    except TimeoutError:
-        return None
 
 
 async def stream_bytes(
     encoder: StreamEncoder,
     presenter: Presenter,
-    next_update: Callable[[], Awaitable[Update]],
+    run: Updates[Update],
     first: Update | None,
     keepalive_s: float,
 ) -> AsyncIterator[bytes]:
@@ -95,8 +106,9 @@ async def stream_bytes(
     update = first
     while True:
         if update is None:
-            update = await within(next_update, keepalive_s - (loop.time() - wrote))
-            if update is None:
+            try:
+                update = await run.next_within(keepalive_s - (loop.time() - wrote))
+            except TimeoutError:
                 yield encoder.keepalive()
                 wrote = loop.time()
                 continue

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 
 from nats.aio.client import Client as NATS
 
-from services.seater.route_rpc import RouteRanker
+from services.seater.route_rpc import RouteSeater
 from services.seater.service import Seater
 from shared.logging import setup_logging
 from shared.runtime import login_or_exit, run, serve
@@ -21,7 +21,7 @@ def main() -> None:
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         seater = Seater(nc, instance)
         await seater.start()
-        ranker = await RouteRanker(seater.rotation).serve(nc)
+        ranker = await RouteSeater(seater.config, seater.rotation, seater.ready).serve(nc)
 
         async def stop() -> None:
             await ranker.unsubscribe()

@@ -23,6 +23,7 @@ from shared.events import CollectionSaved, ModelRegistered, PanelSeated, SeatPla
 EXPLORER_CHAIRS = (("explorer", "explorer"), ("explorer2", "explorer 2"))
 
 VISION_SPECIALIST = "a vision specialist: sits only when the request carries images"
+NOT_REGISTERED = "not registered on the bench; take it out of the collection"
 TOKENS_PER_IMAGE = 2_500
 
 
@@ -115,7 +116,7 @@ def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _retired_from(
+def retired_from(
     col: CollectionSaved, place: str, config: ConfigState
 ) -> Iterator[tuple[str, RetiredModel]]:
     """Models retirement took out of this collection's `place` (members / merger) since it was last saved.
@@ -170,19 +171,18 @@ def plan_panel(
 def _members(col: CollectionSaved, config: ConfigState, skipped: list[Skip]) -> list[ModelRegistered]:
     """P-2: deduped; retired or unregistered ones skipped BEFORE the cap (so the next one sits); capped."""
     listed = _unique(col.members)
-    for alias, record in _retired_from(col, "members", config):
+    for alias, record in retired_from(col, "members", config):
         if alias not in listed:
-            skipped.append(Skip(seat="member", alias=alias, why=_member_retired_why(record)))
+            skipped.append(Skip(seat="member", alias=alias, why=member_retired_why(record)))
     registered: list[ModelRegistered] = []
     for alias in listed:
         model = config.models.get(alias)
         if model is not None:
             registered.append(model)
         elif alias in config.retired:
-            skipped.append(Skip(seat="member", alias=alias, why=_member_retired_why(config.retired[alias])))
+            skipped.append(Skip(seat="member", alias=alias, why=member_retired_why(config.retired[alias])))
         else:
-            why = "not registered on the bench; take it out of the collection"
-            skipped.append(Skip(seat="member", alias=alias, why=why))
+            skipped.append(Skip(seat="member", alias=alias, why=NOT_REGISTERED))
     return registered[: config.max_calls]
 
 
@@ -276,7 +276,7 @@ def _fill_by_staleness(
         explorers.append(min(pool, key=lambda m: rotation.last_seat(m.alias)))
 
 
-def _member_retired_why(record: RetiredModel) -> str:
+def member_retired_why(record: RetiredModel) -> str:
     return f"{retired_on(record)}; take it out of the collection (Restore in its model popup brings it back)"
 
 
@@ -285,7 +285,7 @@ def _merger_skips(col: CollectionSaved, config: ConfigState) -> list[Skip]:
     tail = "the merger is chosen by verdicts"
     skips = [
         Skip(seat="merger", alias=alias, why=f"{retired_on(record)}; {tail}")
-        for alias, record in _retired_from(col, "merger", config)
+        for alias, record in retired_from(col, "merger", config)
     ]
     if col.merger and col.merger not in config.models:
         record = config.retired.get(col.merger)

@@ -1,36 +1,47 @@
-"""The seater's route-mode answer (RM-3): the gateway decided who is eligible, the seater ranks them.
+"""The seater's route-mode answer (RM-2..RM-4): who may take the turn, and in which order they are tried.
 
-Ranking reads only the rotation the seater already folds (verdicts, cooldowns, last seats), so it is a
-lookup, never a write. The draw is injected: production uses real randomness, tests a fixed one.
+Decided from the configuration and the rotation the seater already folds (verdicts, cooldowns, last seats),
+so it is a lookup, never a write. The draw is injected: production uses real randomness, tests a fixed one.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 import structlog
 
-from services.seater.ranking import route_order
 from services.seater.rotation import Rotation
+from services.seater.route_seating import seat_route
 from shared import rpc, subjects
-from shared.commands import RoutePlan, RouteRequest
+from shared.commands import PlanRefusal, RouteRequest, RouteSeating
+from shared.config_state import ConfigState
 from shared.ids import utcnow
 
 log = structlog.get_logger("seater.route")
 
 
-class RouteRanker:
-    def __init__(self, rotation: Rotation, draw: Callable[[], float] = random.random,
-                 now: Callable[[], datetime] = utcnow) -> None:
-        self.rotation, self.draw, self.now = rotation, draw, now
+async def folded(config_seq: int) -> None:
+    """Nothing to wait for (a seater whose fold is already where it must be)."""
 
-    async def rank(self, request: RouteRequest) -> RoutePlan:
-        order = route_order(list(dict.fromkeys(request.aliases)), self.rotation, self.now(), self.draw)
-        log.info("route_ranked", collection=request.collection, order=order)
-        return RoutePlan(order=order)
+
+class RouteSeater:
+    def __init__(
+        self, config: ConfigState, rotation: Rotation, ready: Callable[[int], Awaitable[None]] = folded,
+        draw: Callable[[], float] = random.random, now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.config, self.rotation, self.ready, self.draw, self.now = config, rotation, ready, draw, now
+
+    async def seat(self, request: RouteRequest) -> RouteSeating:
+        await self.ready(request.config_seq)
+        plan = seat_route(request, self.config, self.rotation, self.now(), self.draw)
+        if isinstance(plan, PlanRefusal):
+            log.info("route_refused", collection=request.collection, status=plan.status)
+            raise rpc.RpcFailure(plan.status, plan.message)
+        log.info("route_seated", collection=request.collection, order=plan.order,
+                 skipped=[s.alias for s in plan.skipped])
+        return plan
 
     async def serve(self, bus: rpc.Bus) -> rpc.Subscription:
-        return await rpc.serve(bus, subjects.RPC_SEATER_ROUTE, subjects.SEATER_QUEUE, RouteRequest,
-                               self.rank)
+        return await rpc.serve(bus, subjects.RPC_SEATER_ROUTE, subjects.SEATER_QUEUE, RouteRequest, self.seat)

@@ -103,12 +103,7 @@ class Seater:
     async def plan(self, request: PlanRequest) -> tuple[Plan, asyncio.Future[Any] | None]:
         """The plan (or the planner's refusal of this request), and the ack still to come of its
         `PanelSeated` when its id is from the leased slot. A seater that cannot plan now raises a 503."""
-        try:
-            await self._config_caught_up(request.config_seq)
-        except Exception as exc:  # the bus is slow or away: a clear refusal, never a half-made panel
-            log.warning("plan_unready", error=type(exc).__name__)
-            why = f"the seater cannot plan right now ({type(exc).__name__}); try again"
-            raise rpc.RpcFailure(503, why) from None
+        await self.ready(request.config_seq)
         now = self.clock.next()
         draft = plan_panel(request, self.config, self.rotation, now)
         if isinstance(draft, PlanRefusal):
@@ -182,6 +177,16 @@ class Seater:
                 return False
             raise
         return not ack.duplicate
+
+    async def ready(self, config_seq: int) -> None:
+        """Folded at least to `config_seq`, or a 503: the bus is slow or away, and a clear refusal is better
+        than a half-made decision."""
+        try:
+            await self._config_caught_up(config_seq)
+        except Exception as exc:
+            log.warning("plan_unready", error=type(exc).__name__)
+            why = f"the seater cannot plan right now ({type(exc).__name__}); try again"
+            raise rpc.RpcFailure(503, why) from None
 
     async def _config_caught_up(self, seq: int) -> None:
         """Read-your-writes for configuration: a collection saved just before this request is known here.

@@ -12,9 +12,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from services.gateway.ask import Ask
+
+if TYPE_CHECKING:  # the route encoder's own module builds on this one
+    from services.gateway.formats.route_encoder import RouteContext, RouteEncoder
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,10 @@ class Format(ABC):
     @abstractmethod
     def encoder(self, ask: Ask, collection: str) -> StreamEncoder:
         """A fresh encoder for one streamed reply to `ask` on the canonical `collection`."""
+
+    @abstractmethod
+    def route_encoder(self, context: RouteContext) -> RouteEncoder:
+        """A fresh encoder for one route-mode turn (RM-7) in this format."""
 
     def direct(self, body: dict[str, Any], params: Mapping[str, str]) -> Any | None:
         """A request on a generation route that no panel answers (Gemini's `:countTokens`): its JSON body,

@@ -8,6 +8,7 @@ Nothing is stored, so a request must carry its whole conversation (`previous_res
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from services.gateway.ask import Refusal
@@ -186,3 +187,12 @@ def route_fields(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     if fmt is not None:
         fields["response_format"] = fmt
     return fields, has_tools
+
+
+def custom_tool_names(body: Mapping[str, Any]) -> frozenset[str]:
+    """The names of a Responses request's custom tools (free-form input, e.g. Codex's apply_patch)."""
+    tools = body.get("tools")
+    return frozenset(
+        t["name"] for t in (tools if isinstance(tools, list) else [])
+        if isinstance(t, dict) and t.get("type") == "custom" and isinstance(t.get("name"), str)
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.gateway.panel.merge import Merge
+from services.gateway.updates import Failed
 from shared.commands import Plan
 from shared.events import SeatCompleted, SeatPlan
 
@@ -27,12 +28,6 @@ class Finished:
     plan: Plan
     results: dict[str, SeatCompleted]  # call id → the completion the event stream holds
     merge: Merge | None = None  # merged mode only
-
-
-@dataclass(frozen=True)
-class Failed:
-    status: int
-    message: str
 
 
 Update = Seated | Landed | Finished | Failed

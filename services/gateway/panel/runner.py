@@ -40,6 +40,7 @@ from services.gateway.panel.flatten import without_images
 from services.gateway.panel.merge import Merge, choose_merger, merged
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.resolve import Resolved
+from services.gateway.updates import Updates
 from shared import bus, subjects
 from shared.commands import Plan, PlanRequest
 from shared.config_state import ConfigState
@@ -53,23 +54,17 @@ PLAN_TIMEOUT_S = 15.0
 PUBLISH_TIMEOUT_S = 10.0
 
 
-class PanelRun:
+class PanelRun(Updates[Update]):
     """One panel in flight. `updates()` yields Seated, then Landed per seat in finish order, then
     Finished, or Failed at any point."""
 
     def __init__(self) -> None:
-        self._queue: asyncio.Queue[Update] = asyncio.Queue()
+        super().__init__()
         self.task: asyncio.Task[None] | None = None
-
-    def put(self, update: Update) -> None:
-        self._queue.put_nowait(update)
-
-    async def next(self) -> Update:
-        return await self._queue.get()
 
     async def updates(self) -> AsyncIterator[Update]:
         while True:
-            update = await self._queue.get()
+            update = await self.next()
             yield update
             if isinstance(update, Finished | Failed):
                 return

@@ -11,7 +11,7 @@ import structlog
 from services.gateway.route_mode.assemble import TurnSummary
 from services.gateway.route_mode.bench import Status, first_answer_offload, route_turn, task_text
 from services.gateway.route_mode.conversation import Conversation
-from services.gateway.route_mode.plan import Replica, TurnPlan
+from services.gateway.route_mode.prepared import PreparedTurn, Replica
 from services.gateway.route_mode.record import offload_event, shadow_calls, turn_event
 from shared import bus, subjects
 from shared.events import EventBase
@@ -20,20 +20,19 @@ log = structlog.get_logger("gateway.route")
 
 
 async def record_turn(
-    replica: Replica, plan: TurnPlan, before: Conversation, after: Conversation, alias: str, status: Status,
-    seconds: float, first_token_s: float | None, summary: TurnSummary | None, tried: list[str], error: str,
+    replica: Replica, prepared: PreparedTurn, before: Conversation, after: Conversation, alias: str,
+    status: Status, seconds: float, first_token_s: float | None, summary: TurnSummary | None,
+    tried: list[str], error: str,
 ) -> None:
     """The turn's `RouteTurn`, and the offload when `alias` answered this conversation for the first time."""
-    task = task_text(plan.ask.messages)
-    record = route_turn(after, alias=alias, at=plan.at, task=task, status=status, seconds=seconds,
+    task = task_text(prepared.ask.messages)
+    record = route_turn(after, alias=alias, at=prepared.at, task=task, status=status, seconds=seconds,
                         first_token_s=first_token_s, summary=summary, tried=tried, error=error)
     out: list[EventBase] = [turn_event(record, replica.instance)]
     offload = first_answer_offload(before, after, alias, task, status, seconds)
     if offload is not None and summary is not None and status != "error":
-        member = plan.eligibility.member(alias)
-        connection = replica.config.connection_of(alias)
-        by = replica.instance
-        out.append(offload_event(offload, after, member, connection, summary, status, seconds, by))
+        seat = prepared.seating.seat(alias)
+        out.append(offload_event(offload, after, seat, summary, status, seconds, replica.instance))
     js = replica.nc.jetstream()
     for event in out:
         try:
@@ -42,20 +41,18 @@ async def record_turn(
             log.error("route_record_lost", event=event.id, error=f"{type(exc).__name__}: {exc}"[:300])
 
 
-async def queue_shadows(replica: Replica, plan: TurnPlan, after: Conversation, alias: str) -> None:
-    """Issue 4 (7): the collection's shadow members answer the same turn in the background, as seats with
-    purpose `shadow` taken by any caller off the work queue."""
+async def queue_shadows(replica: Replica, prepared: PreparedTurn, after: Conversation, alias: str) -> None:
+    """Issue 4 (7): the shadow seats the seater named answer the same turn in the background, as seats with
+    purpose `shadow` taken by any caller off the work queue (not the member that just answered it)."""
     config, settings = replica.config, replica.settings
-    chosen = []
-    for shadow in dict.fromkeys(plan.shadows):
-        model = config.models.get(shadow)
-        endpoint = config.endpoints.get(model.endpoint) if model else None
-        if model is not None and endpoint is not None and shadow != alias:
-            chosen.append((model, endpoint, config.connection_of(shadow)))
+    chosen = [
+        (seat, endpoint) for seat in prepared.seating.shadows
+        if seat.alias != alias and (endpoint := config.endpoints.get(seat.endpoint)) is not None
+    ]
     if not chosen:
         return
-    task = f"{task_text(plan.ask.messages)} ({after.collection}:route)"
-    calls = shadow_calls(after, after.turns, chosen, plan.ask.messages, plan.fields, task,
+    task = f"{task_text(prepared.ask.messages)} ({after.collection}:route)"
+    calls = shadow_calls(after, after.turns, chosen, prepared.ask.messages, prepared.fields, task,
                          time.time() + settings.seat_deadline_s, settings.seat_deadline_s, config.seq)
     js = replica.nc.jetstream()
     for call in calls:

@@ -16,46 +16,64 @@ import structlog
 from starlette.responses import JSONResponse, Response
 
 from services.gateway.ask import Ask, Refusal
-from services.gateway.context import GatewayContext
 from services.gateway.deliver import error_response
 from services.gateway.formats.base import Format
+from services.gateway.formats.route_encoder import RouteContext, RouteEncoder
 from services.gateway.panel.resolve import Resolved
 from services.gateway.route_mode.bench import CONVERSATION_HEADER, route_headers
-from services.gateway.route_mode.encoders import RouteEncoder, context_for, route_encoder
-from services.gateway.route_mode.plan import Broke, Done, Pieces, TurnRun, TurnUpdate
-from services.gateway.route_mode.transport import AS_SENT, AsSent, transport_for
+from services.gateway.route_mode.conversation import canonical_collection
+from services.gateway.route_mode.desk import RouteDesk
+from services.gateway.route_mode.needs import request_estimate
+from services.gateway.route_mode.prepared import Done, Failed, Pieces, TurnRun, TurnUpdate
 from services.gateway.streaming import LeanStreamingResponse
+from shared.settings import GatewaySettings
 
 
-async def answer_route(ctx: GatewayContext, fmt: Format, ask: Ask, resolved: Resolved) -> Response:
-    transport = transport_for(ctx)
-    sent = AS_SENT.get() or AsSent({})
-    try:
-        plan = await transport.prepare(ask, resolved, sent)
-    except Refusal as refusal:
-        return error_response(fmt, refusal.status, refusal.message)
-    conversation = plan.conversation.id
-    structlog.contextvars.bind_contextvars(conversation=conversation)
-    run = transport.start(plan)
-    encoder = route_encoder(context_for(ask, resolved.canonical, sent.body))
-    if not ask.stream:
-        return await answer_whole(fmt, encoder, run, conversation)
-    first: TurnUpdate | None
-    try:  # a timeout scope, not `wait_for`: no task of its own on the way to the first byte
-        async with asyncio.timeout(ctx.settings.route_grace_s):
-            first = await run.next()
-    except TimeoutError:
-        first = None
-    if isinstance(first, Broke):
-        return failed(fmt, first, conversation)
-    alias = first.alias if isinstance(first, Pieces | Done) else None
-    headers = {"Cache-Control": "no-cache", **route_headers(conversation, alias)}
-    stream = stream_turn(encoder, run, first, ctx.settings.keepalive_s)
-    return LeanStreamingResponse(stream, media_type=encoder.media_type, headers=headers)
+class RouteReplies:
+    """The `route` reply mode: a turn on one member, relayed in the request's format."""
+
+    def __init__(self, desk: RouteDesk, settings: GatewaySettings) -> None:
+        self.desk, self.settings = desk, settings
+
+    async def answer(self, fmt: Format, ask: Ask, resolved: Resolved) -> Response:
+        try:
+            turn = await self.desk.prepare(ask, resolved)
+        except Refusal as refusal:
+            return error_response(fmt, refusal.status, refusal.message)
+        conversation = turn.conversation.id
+        structlog.contextvars.bind_contextvars(conversation=conversation)
+        run = self.desk.start(turn)
+        encoder = fmt.route_encoder(context_for(ask, resolved.canonical))
+        if not ask.stream:
+            return await answer_whole(fmt, encoder, run, conversation)
+        first: TurnUpdate | None
+        try:  # a timeout scope, not `wait_for`: no task of its own on the way to the first byte
+            async with asyncio.timeout(self.settings.route_grace_s):
+                first = await run.next()
+        except TimeoutError:
+            first = None
+        if isinstance(first, Failed):
+            return failed(fmt, first, conversation)
+        alias = first.alias if isinstance(first, Pieces | Done) else None
+        headers = {"Cache-Control": "no-cache", **route_headers(conversation, alias)}
+        stream = stream_turn(encoder, run, first, self.settings.keepalive_s)
+        return LeanStreamingResponse(stream, media_type=encoder.media_type, headers=headers)
+
+    async def close(self) -> None:
+        await self.desk.close()
 
 
-def failed(fmt: Format, broke: Broke, conversation: str) -> Response:
-    response = error_response(fmt, broke.status, broke.message)
+def context_for(ask: Ask, collection: str) -> RouteContext:
+    """What an encoder needs of a parsed request."""
+    return RouteContext(
+        format=ask.format, collection=canonical_collection(collection), model=ask.asked_model or ask.model,
+        input_estimate=request_estimate(ask.messages, ask.route_fields), custom_tools=ask.custom_tools,
+        event_stream=ask.event_stream, received_ns=ask.received_ns,
+    )
+
+
+def failed(fmt: Format, failure: Failed, conversation: str) -> Response:
+    response = error_response(fmt, failure.status, failure.message)
     response.headers[CONVERSATION_HEADER] = conversation
     return response
 
@@ -66,7 +84,7 @@ async def answer_whole(fmt: Format, encoder: RouteEncoder, run: TurnRun, convers
         if isinstance(update, Done):
             reply = encoder.reply(update.summary, update.bench)
             return JSONResponse(reply.body, headers=reply.headers)
-        if isinstance(update, Broke):
+        if isinstance(update, Failed):
             return failed(fmt, update, conversation)
 
 

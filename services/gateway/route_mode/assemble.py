@@ -249,7 +249,7 @@ class MemberStream:
     def feed(self, chunk: Chunk) -> list[Chunk]:
         self.assembly.add(chunk)
         if self.assembly.error:
-            return []  # never relayed: the transport fails over, or ends the stream in the format's error
+            return []  # never relayed: the desk fails over, or ends the stream in the format's error
         if self.live:
             return [chunk]
         self._held.append(chunk)

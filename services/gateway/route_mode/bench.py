@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from services.gateway.route_mode.assemble import TurnSummary
 from services.gateway.route_mode.conversation import Conversation, first_user_text
-from services.gateway.route_mode.eligibility import Skipped
 from services.gateway.route_mode.failover import FailedOver
+from shared.events import Skip
 
 TASK_CHARS = 90
 CONVERSATION_HEADER = "X-Bench-Conversation"
@@ -37,7 +37,7 @@ def route_bench(
     alias: str,
     turn: int,
     failed_over: Sequence[FailedOver] = (),
-    skipped: Sequence[Skipped] = (),
+    skipped: Sequence[Skip] = (),
 ) -> dict[str, Any]:
     """RM-8: the `bench` of a turn `alias` answered (`conversation` as it stands after the turn)."""
     call = conversation.call_for(alias)
@@ -48,7 +48,7 @@ def route_bench(
     if failed_over:
         bench["failed_over"] = [f.as_json() for f in failed_over]
     if skipped:
-        bench["skipped"] = [s.as_json() for s in skipped]
+        bench["skipped"] = [{"alias": s.alias, "why": s.why} for s in skipped]
     bench["verdict"] = verdict_hint(call)
     return bench
 

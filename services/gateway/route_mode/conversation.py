@@ -113,21 +113,3 @@ def new_conversation(
 def live(conversation: Conversation | None, now: datetime) -> Conversation | None:
     """The conversation unless it lapsed (an idle entry is dropped on the next lookup)."""
     return None if conversation is None or conversation.lapsed(now) else conversation
-
-
-def needs_ranking(conversation: Conversation | None, eligible: Sequence[str]) -> bool:
-    """A new conversation, or one whose model cannot take this turn, is ranked afresh (RM-3)."""
-    return conversation is None or conversation.model not in eligible
-
-
-def next_order(conversation: Conversation | None, eligible: Sequence[str]) -> list[str]:
-    """RM-4: the order this turn walks. A conversation whose model is eligible keeps it first, then its
-    previous order, then the other eligible members (in the order given). Otherwise (a new conversation,
-    or its model cannot take this turn) `eligible` is the order, and must come ranked (RM-3)."""
-    eligible = list(dict.fromkeys(eligible))
-    if conversation is None or conversation.model not in eligible:
-        return eligible
-    previous = [a for a in conversation.order if a in eligible and a != conversation.model]
-    rest = [a for a in eligible if a != conversation.model and a not in previous]
-    return [conversation.model, *previous, *rest]
-

@@ -7,7 +7,7 @@ members get no client retries (the next member is the retry), the last gets the 
 member's empty reply is its answer. Once a member went live, no other model can continue its half-written
 answer: a failure then ends the stream in the format's error shape.
 
-The transport owns the clocks: `FIRST_PIECE_WINDOW_S` per member, `GRACE_S` before a streamed 200 (so a
+The desk and the turn own the clocks: `FIRST_PIECE_WINDOW_S` per member, `GRACE_S` before a streamed 200 (so a
 turn failing everywhere quickly keeps its status), `TURN_DEADLINE_S` for the whole turn.
 """
 

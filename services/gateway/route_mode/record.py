@@ -16,12 +16,11 @@ from typing import Any
 from services.gateway.route_mode.assemble import TurnSummary
 from services.gateway.route_mode.bench import RouteOffload, RouteTurn, Status
 from services.gateway.route_mode.conversation import Conversation
-from services.gateway.route_mode.eligibility import Member
 from services.gateway.route_mode.failover import Attempt
 from services.gateway.route_mode.upstream_request import upstream_options
 from shared import events
-from shared.commands import Msg, RouteCall, SeatCall
-from shared.events import EndpointSaved, ModelRegistered, SeatCompleted
+from shared.commands import Msg, RouteCall, RouteSeat, SeatCall
+from shared.events import EndpointSaved, SeatCompleted
 from shared.ids import event_id
 
 ROUTE_SEAT = "route"
@@ -39,15 +38,15 @@ def attempt_call(conversation: Conversation, turn: int, attempt: Attempt) -> str
 
 
 def route_call(
-    conversation: Conversation, turn: int, attempt: Attempt, member: Member, endpoint: EndpointSaved,
-    connection: str, body: dict[str, Any], relay: str, first_piece_s: float, deadline: float,
+    conversation: Conversation, turn: int, attempt: Attempt, member: RouteSeat, endpoint: EndpointSaved,
+    body: dict[str, Any], relay: str, first_piece_s: float, deadline: float,
     config_seq: int = 0,
 ) -> RouteCall:
     """`config_seq` is the gateway's config position: the caller decides on a config at least as new."""
     return RouteCall(
         call=attempt_call(conversation, turn, attempt), conversation=conversation.id, turn=turn,
         alias=member.alias, served=member.served, endpoint=endpoint.name, base=endpoint.base,
-        api=endpoint.api, headers=dict(endpoint.headers), connection=connection,
+        api=endpoint.api, headers=dict(endpoint.headers), connection=member.connection,
         collection=bare(conversation.collection), body=body, relay=relay, first_piece_s=first_piece_s,
         deadline=deadline, retries=attempt.retries, config_seq=config_seq,
     )
@@ -71,33 +70,33 @@ def answer_text(summary: TurnSummary) -> str:
 
 
 def offload_event(
-    offload: RouteOffload, conversation: Conversation, member: Member, connection: str,
+    offload: RouteOffload, conversation: Conversation, member: RouteSeat,
     summary: TurnSummary, status: Status, seconds: float, by: str,
 ) -> SeatCompleted:
     return SeatCompleted(
         id=event_id("seat", offload.call), by=by, call=offload.call, panel=conversation.id, seat=ROUTE_SEAT,
-        alias=member.alias, served=member.served, endpoint=member.endpoint, connection=connection,
+        alias=member.alias, served=member.served, endpoint=member.endpoint, connection=member.connection,
         collection=bare(conversation.collection), task=offload.task, purpose="route", status=status,
         seconds=round(seconds, 1), answer=answer_text(summary), caller=by,
     )
 
 
 def shadow_calls(
-    conversation: Conversation, turn: int, shadows: Sequence[tuple[ModelRegistered, EndpointSaved, str]],
+    conversation: Conversation, turn: int, shadows: Sequence[tuple[RouteSeat, EndpointSaved]],
     messages: Sequence[dict[str, Any]], route_fields: dict[str, Any], task: str, deadline: float,
     timeout_s: float, config_seq: int = 0,
 ) -> list[SeatCall]:
-    """One seat call per shadow member (model, its endpoint, its connection): the turn as the agent sent it,
+    """One seat call per shadow seat (with its endpoint): the turn as the agent sent it,
     under `<conv>.shadow<k>.t<turn>`."""
     asked = [Msg.model_validate(m) for m in messages]
     return [
         SeatCall(
             call=f"{conversation.id}.shadow{k}.t{turn}", panel=conversation.id, seat=SHADOW_SEAT,
-            alias=model.alias, served=model.served, endpoint=endpoint.name, base=endpoint.base,
-            api=endpoint.api, headers=dict(endpoint.headers), connection=connection,
+            alias=seat.alias, served=seat.served, endpoint=endpoint.name, base=endpoint.base,
+            api=endpoint.api, headers=dict(endpoint.headers), connection=seat.connection,
             collection=bare(conversation.collection), task=task, purpose="shadow", messages=asked,
-            options=upstream_options(route_fields, None, model.max_output), deadline=deadline,
+            options=upstream_options(route_fields, None, seat.max_output), deadline=deadline,
             timeout_s=timeout_s, config_seq=config_seq,
         )
-        for k, (model, endpoint, connection) in enumerate(shadows, 1)
+        for k, (seat, endpoint) in enumerate(shadows, 1)
     ]

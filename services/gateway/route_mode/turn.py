@@ -20,7 +20,7 @@ from services.gateway.route_mode.aftermath import queue_shadows, record_turn
 from services.gateway.route_mode.assemble import Chunk, MemberStream, TurnSummary
 from services.gateway.route_mode.bench import route_bench, turn_status
 from services.gateway.route_mode.failover import Attempt, Failover, TurnFailure, silent
-from services.gateway.route_mode.plan import Broke, Done, Pieces, Replica, TurnPlan, TurnRun
+from services.gateway.route_mode.prepared import Done, Failed, Pieces, PreparedTurn, Replica, TurnRun
 from services.gateway.route_mode.record import route_call
 from services.gateway.route_mode.relay import MemberRelay
 from services.gateway.route_mode.upstream_request import upstream_body
@@ -48,23 +48,23 @@ class Ending:
 class RouteTurnRun:
     """One turn's walk; `run()` never raises: whatever happens, the request hears an end."""
 
-    def __init__(self, replica: Replica, plan: TurnPlan, updates: TurnRun) -> None:
-        self.replica, self.plan, self.updates = replica, plan, updates
-        self.failover = Failover(plan.collection, plan.order)
-        self.turn = plan.conversation.next_turn
+    def __init__(self, replica: Replica, prepared: PreparedTurn, updates: TurnRun) -> None:
+        self.replica, self.prepared, self.updates = replica, prepared, updates
+        self.failover = Failover(prepared.collection, prepared.seating.order)
+        self.turn = prepared.conversation.next_turn
         self.loop = asyncio.get_running_loop()
-        self.turn_end = plan.started + replica.settings.route_deadline_s
+        self.turn_end = prepared.started + replica.settings.route_deadline_s
         self.first_token_s: float | None = None
 
     async def run(self) -> None:
-        structlog.contextvars.bind_contextvars(conversation=self.plan.conversation.id)
+        structlog.contextvars.bind_contextvars(conversation=self.prepared.conversation.id)
         try:
             await self._walk()
         except Exception as exc:
             why = f"{type(exc).__name__}: {exc}"
             log.error("route_turn_failed", error=why[:500])
             if not self.updates.ended:
-                self.updates.put(Broke(500, f"the route turn failed ({why[:300]})"))
+                self.updates.put(Failed(500, f"the route turn failed ({why[:300]})"))
 
     async def _walk(self) -> None:
         attempt = self.failover.current
@@ -80,7 +80,7 @@ class RouteTurnRun:
                     break
             else:
                 break
-        seconds = self.loop.time() - self.plan.started
+        seconds = self.loop.time() - self.prepared.started
         if self.failover.state in ("live", "answered_empty") and ending.kind in ("answered", "empty"):
             await self._answered(ending, seconds)
         else:
@@ -92,49 +92,51 @@ class RouteTurnRun:
         if ending.held:  # the last member's empty reply is its answer: what it sent goes out
             self.updates.put(Pieces(ending.held, alias))
         now = utcnow()
+        order = self.prepared.seating.order
         before, after = await self.replica.store.close_turn(
-            self.plan.key, self.plan.conversation, lambda c: c.after_turn(alias, self.plan.order, now))
-        skipped = self.plan.eligibility.skipped
+            self.prepared.key, self.prepared.conversation, lambda c: c.after_turn(alias, order, now))
+        skipped = self.prepared.seating.skipped
         bench = route_bench(after, alias, after.turns, self.failover.failed_over, skipped)
         self.updates.put(Done(summary, bench, alias))
         status = turn_status(summary, "")
         log.info("route_turn_answered", alias=alias, turn=after.turns, status=status,
                  seconds=round(seconds, 2), tried=self.failover.tried, tool_calls=len(summary.tool_calls))
-        await record_turn(self.replica, self.plan, before, after, alias, status, seconds, self.first_token_s,
-                          summary, self.failover.tried, "")
-        await queue_shadows(self.replica, self.plan, after, alias)
+        await record_turn(self.replica, self.prepared, before, after, alias, status, seconds,
+                          self.first_token_s, summary, self.failover.tried, "")
+        await queue_shadows(self.replica, self.prepared, after, alias)
 
     async def _failed(self, ending: Ending, seconds: float) -> None:
         live = ending.kind == "broke"
+        order = self.prepared.seating.order
         failure: TurnFailure = (self.failover.part_way(ending.error, ending.status) if live
                                 else self.failover.failure())
-        self.updates.put(Broke(failure.status, failure.message))
+        self.updates.put(Failed(failure.status, failure.message))
         alias = self.failover.current.alias if live and self.failover.current else ""
         log.info("route_turn_failed", alias=alias, status=failure.status, error=failure.message[:300])
         now = utcnow()
         before, after = await self.replica.store.close_turn(
-            self.plan.key, self.plan.conversation, lambda c: c.after_turn("", self.plan.order, now))
-        await record_turn(self.replica, self.plan, before, after, alias, "error", seconds, self.first_token_s,
-                          ending.summary if live else None, self.failover.tried, failure.message)
+            self.prepared.key, self.prepared.conversation, lambda c: c.after_turn("", order, now))
+        await record_turn(self.replica, self.prepared, before, after, alias, "error", seconds,
+                          self.first_token_s, ending.summary if live else None, self.failover.tried,
+                          failure.message)
 
     # ------------------------------------------------------------ one member
 
     async def _attempt(self, attempt: Attempt) -> Ending:
         config, settings = self.replica.config, self.replica.settings
-        member = self.plan.eligibility.member(attempt.alias)
+        member = self.prepared.seating.seat(attempt.alias)
         endpoint = config.endpoints.get(member.endpoint)
         if endpoint is None:
             return Ending("failed", f"endpoint {member.endpoint!r} is not configured on this gateway")
         if self.loop.time() >= self.turn_end:
             return Ending("failed", f"the turn's {settings.route_deadline_s:g}s ran out before this member")
-        own = getattr(config.models.get(member.alias), "max_tokens", None)  # the model's own option (P-10)
-        body = upstream_body(member.served, self.plan.ask.messages, self.plan.fields,
-                             {"max_tokens": own} if own else None, member.max_output)
+        own = {"max_tokens": member.max_tokens} if member.max_tokens else None  # the model's option (P-10)
+        asked = self.prepared
+        body = upstream_body(member.served, asked.ask.messages, asked.fields, own, member.max_output)
         relay = await self.replica.relays.open()
         try:
             deadline = time.time() + (self.turn_end - self.loop.time())
-            call = route_call(self.plan.conversation, self.turn, attempt, member, endpoint,
-                              config.connection_of(member.alias), body, relay.relay,
+            call = route_call(asked.conversation, self.turn, attempt, member, endpoint, body, relay.relay,
                               settings.route_first_piece_s, deadline, config.seq)
             refused = await relay.ask(call)
             if refused:
@@ -174,7 +176,7 @@ class RouteTurnRun:
             if passed:
                 if self.failover.state == "trying":
                     self.failover.went_live()
-                    self.first_token_s = self.loop.time() - self.plan.started
+                    self.first_token_s = self.loop.time() - self.prepared.started
                 self.updates.put(Pieces(passed, attempt.alias))
             if stream.error:
                 await relay.cancel()

@@ -13,27 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.gateway.ask import Ask
+from services.gateway.formats.openai_chat import PASSED_ON
 
-# Chat-completions fields passed on to the member. The rest are dropped: ours (`model`, `messages`,
-# `stream`, `with`, `bench`…), several choices (`n`: one answer is relayed), and what the relay does not
-# carry back or what belongs to the client's own provider account (audio, stored completions, metadata,
-# service tier, hosted web search, predicted outputs, end-user ids).
-PASSED_ON = (
-    "tools", "tool_choice", "parallel_tool_calls", "response_format", "temperature", "top_p", "stop", "seed",
-    "max_tokens", "max_completion_tokens", "frequency_penalty", "presence_penalty", "logit_bias", "logprobs",
-    "top_logprobs", "reasoning_effort",
-)
 OUTPUT_BUDGETS = ("max_tokens", "max_completion_tokens")
 NEED_TOOLS = ("tool_choice", "parallel_tool_calls")  # providers refuse these without tools
-
-
-def request_fields(ask: Ask, body: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The request's fields in OpenAI shape: what its format translated (`ask.route_fields`); an OpenAI chat
-    request's are its own body's (`body`, as sent)."""
-    if ask.format == "openai_chat" and body is not None:
-        return {k: v for k, v in body.items() if k in PASSED_ON}
-    return dict(ask.route_fields)
 
 
 def upstream_options(
@@ -43,8 +26,8 @@ def upstream_options(
 ) -> dict[str, Any]:
     """The body fields besides model, messages and streaming (the caller's `SeatCall.options`).
 
-    `route_fields` are the request's fields in OpenAI shape (for an OpenAI chat request, its body as sent
-    does); `model_options` the member's own call options; `max_output` its known output maximum."""
+    `route_fields` are the request's fields in OpenAI shape (`Ask.route_fields`); `model_options` the
+    member's own call options; `max_output` its known output maximum."""
     own = {k: v for k, v in (model_options or {}).items() if k in PASSED_ON}
     asked = {k: v for k, v in route_fields.items() if k in PASSED_ON and v is not None}
     if any(k in asked for k in OUTPUT_BUDGETS):  # the request's budget replaces the model's, whichever name

@@ -14,8 +14,8 @@ from services.gateway.context import GatewayContext
 from services.gateway.formats.openai_chat import OpenAIChat
 from services.gateway.panel.resolve import resolve
 from services.gateway.panel.runner import PanelRunner
-from services.gateway.route_mode.plan import Broke, Done, Pieces, TurnPlan, TurnUpdate
-from services.gateway.route_mode.transport import AsSent, RouteTransport
+from services.gateway.route_mode.desk import RouteDesk
+from services.gateway.route_mode.prepared import Done, Failed, Pieces, PreparedTurn, TurnUpdate
 from shared import bus, subjects
 from shared.config_state import ConfigState
 from shared.events import EventBase, decode_event
@@ -28,7 +28,7 @@ class Gateway:
     """A gateway replica's route side: its own bus connection, config fold and route transport."""
 
     ctx: GatewayContext
-    transport: RouteTransport
+    desk: RouteDesk
 
     @classmethod
     async def open(cls, nats: NatsServer, instance: str, settings: GatewaySettings) -> Gateway:
@@ -38,14 +38,15 @@ class Gateway:
         config = ConfigState()
         projection = bus.Projection(js, subjects.CONFIG, config.apply, name=f"{instance}-config")
         await projection.start()
+        panels = PanelRunner(nc, config, settings, instance)
         ctx = GatewayContext(settings=settings, instance=instance, nc=nc, js=js, config=config,
-                             projection=projection, panels=PanelRunner(nc, config, settings, instance),
+                             projection=projection, panels=panels, modes={},
                              writer=ConfigWriter(js, projection, config), started_at="")
-        return cls(ctx, RouteTransport(ctx))
+        return cls(ctx, RouteDesk(nc, config, settings, instance))
 
     async def close(self) -> None:
-        if self.transport.running:
-            await asyncio.wait(set(self.transport.running), timeout=10)
+        if self.desk.running:
+            await asyncio.wait(set(self.desk.running), timeout=10)
         await self.ctx.projection.stop()
         await self.ctx.nc.close()
 
@@ -59,13 +60,13 @@ class Gateway:
     def ask(self, body: dict[str, Any]) -> Ask:
         return OpenAIChat().parse(body, {})
 
-    async def turn(self, body: dict[str, Any], within: float = 30.0) -> tuple[TurnPlan, list[TurnUpdate]]:
+    async def turn(self, body: dict[str, Any], within: float = 30.0) -> tuple[PreparedTurn, list[TurnUpdate]]:
         """One turn of an OpenAI chat request, start to end: its plan and every update it gave."""
         ask = self.ask(body)
-        plan = await self.transport.prepare(ask, resolve(ask, self.ctx.config.collections), AsSent(body))
-        run = self.transport.start(plan)
+        plan = await self.desk.prepare(ask, resolve(ask, self.ctx.config.collections))
+        run = self.desk.start(plan)
         updates: list[TurnUpdate] = []
-        while not updates or not isinstance(updates[-1], Done | Broke):
+        while not updates or not isinstance(updates[-1], Done | Failed):
             updates.append(await asyncio.wait_for(run.next(), within))
         return plan, updates
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from services.gateway.route_mode.plan import Broke, Pieces
+from services.gateway.route_mode.prepared import Failed, Pieces
 from shared.commands import RELAY_SILENCE_S
 from shared.events import CollectionSaved, EndpointSaved, ModelRegistered
 from shared.natsserver import NatsServer
@@ -24,18 +24,22 @@ from tests.integration.service_process import ServiceProcess
 
 @pytest.fixture
 def own_caller(route_nats: NatsServer, tmp_path: Path) -> Iterator[ServiceProcess]:
-    """A caller of this test's own (the module's shared caller must outlive the other tests)."""
-    caller = ServiceProcess("caller", route_nats, tmp_path, {"BENCHWARMERS_KEY_FAKE": "sk-test"}).start()
+    """A caller of this test's own (the module's shared caller must outlive the other tests), and a seater
+    to seat its turns."""
+    seater = ServiceProcess("seater", route_nats, tmp_path, {}).start()
     try:
-        yield caller
+        caller = ServiceProcess("caller", route_nats, tmp_path, {"BENCHWARMERS_KEY_FAKE": "sk-test"}).start()
+        try:
+            yield caller
+        finally:
+            caller.stop()
     finally:
-        caller.stop()
+        seater.stop()
 
 
 async def test_a_dead_callers_live_turn_breaks_within_a_few_beats(
     route_nats: NatsServer, fake: FakeProvider, own_caller: ServiceProcess
 ) -> None:
-    # Only this test's caller runs: no seater is needed (the gateway falls back to the collection's order).
     gw = await Gateway.open(route_nats, "gateway-death", settings())
     try:
         tag = uuid.uuid4().hex[:6]
@@ -57,7 +61,7 @@ async def test_a_dead_callers_live_turn_breaks_within_a_few_beats(
         await gw.close()
     assert any(isinstance(u, Pieces) for u in updates)
     broke = updates[-1]
-    assert isinstance(broke, Broke) and "failed part way" in broke.message and "went silent" in broke.message
+    assert isinstance(broke, Failed) and "failed part way" in broke.message and "went silent" in broke.message
 
 
 async def wait_for_request(fake: FakeProvider, model: str) -> None:

@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from services.gateway.route_mode.conversation import Conversation
-from services.gateway.route_mode.plan import Broke, Done, Pieces
+from services.gateway.route_mode.prepared import Done, Failed, Pieces
 from services.gateway.route_mode.relay import RelayHub
 from shared import bus, subjects
 from shared.commands import RelayFrame, RouteCall
@@ -74,7 +74,7 @@ async def test_a_turn_relays_the_members_chunks_and_is_recorded(gateway: Gateway
     assert (turn.type, turn.status, turn.tool_calls, turn.alias) == ("route_turn", "ok", 2, f"{tag}-m1")
     assert (offload.type, offload.purpose, offload.seat, offload.panel) == (
         "seat_completed", "route", "route", conv)
-    stored_record, _ = await gateway.transport.store.read(plan.key)
+    stored_record, _ = await gateway.desk.store.read(plan.key)
     assert stored_record is not None and (stored_record.model, stored_record.turns) == (f"{tag}-m1", 1)
 
 
@@ -142,12 +142,12 @@ async def test_every_member_failing_keeps_the_status(gateway: Gateway, fake: Fak
     tag = await bench(gateway, fake, "rate_limit", "rate_limit")
     _, updates = await gateway.turn(asked(tag))
     broke = updates[-1]
-    assert len(updates) == 1 and isinstance(broke, Broke) and broke.status == 429
+    assert len(updates) == 1 and isinstance(broke, Failed) and broke.status == 429
     assert broke.message.startswith(f"no member of bench/{tag} answered: {tag}-m1: ")
     tag = await bench(gateway, fake, "rate_limit", "error_500")
     _, updates = await gateway.turn(asked(tag))
     broke = updates[-1]
-    assert len(updates) == 1 and isinstance(broke, Broke) and broke.status == 502
+    assert len(updates) == 1 and isinstance(broke, Failed) and broke.status == 502
 
 
 async def test_a_failure_after_the_first_piece_breaks_the_turn(gateway: Gateway, fake: FakeProvider) -> None:
@@ -155,7 +155,7 @@ async def test_a_failure_after_the_first_piece_breaks_the_turn(gateway: Gateway,
     _, updates = await gateway.turn(asked(tag))
     broke = updates[-1]
     assert any(isinstance(u, Pieces) for u in updates)  # the member went live: no other may continue it
-    assert isinstance(broke, Broke) and broke.status == 502 and "failed part way" in broke.message
+    assert isinstance(broke, Failed) and broke.status == 502 and "failed part way" in broke.message
 
 
 async def test_a_member_the_gateway_gave_up_on_is_stopped(gateway: Gateway, fake: FakeProvider) -> None:
@@ -241,13 +241,13 @@ async def test_replicas_opening_one_conversation_at_once_agree_on_it(
         gateway.turn(asked(tag)), gateway_b.turn(asked(tag)))
     assert plan_a.conversation.id == plan_b.conversation.id
     # From the server: A's mirror of the bucket may not have B's write yet (its writes are compare-and-set).
-    entry = await (await gateway.transport.store.kv()).get(plan_a.key)
+    entry = await (await gateway.desk.store.kv()).get(plan_a.key)
     record = Conversation.from_json(entry.value or b"")
     assert record.turns == 2  # both turns counted, neither lost to the other
 
 
 async def test_the_conversation_bucket_forgets_after_an_idle_hour(gateway: Gateway) -> None:
-    status = await (await gateway.transport.store.kv()).status()
+    status = await (await gateway.desk.store.kv()).status()
     assert status.ttl == 3600
 
 
@@ -264,10 +264,10 @@ async def test_a_resting_member_is_ranked_last_by_the_seater(
         await caller_side.close()
     for _ in range(50):  # the seater folds it a moment later
         plan, updates = await gateway.turn(asked(tag, first=f"question {uuid.uuid4().hex}"))
-        if plan.order[0] == f"{tag}-m2":
+        if plan.seating.order[0] == f"{tag}-m2":
             break
         await asyncio.sleep(0.1)
-    assert plan.order == [f"{tag}-m2", f"{tag}-m1"]
+    assert plan.seating.order == [f"{tag}-m2", f"{tag}-m1"]
     assert isinstance(updates[-1], Done) and updates[-1].alias == f"{tag}-m2"
 
 

@@ -12,6 +12,7 @@ from services.gateway.panel.merge import Merge
 from services.gateway.panel.present import AllMode, MergedMode
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.text import FOOTER, bench_object, full_text, head, section
+from services.gateway.updates import Updates
 from tests.unit.gateway.factories import done, plan
 
 ASK = OPENAI_CHAT.parse(
@@ -20,12 +21,12 @@ ASK = OPENAI_CHAT.parse(
 
 
 async def collect(updates: list[Update], first: Update | None) -> list[Any]:
-    queue: asyncio.Queue[Update] = asyncio.Queue()
+    queue: Updates[Update] = Updates()
     for update in updates:
-        queue.put_nowait(update)
+        queue.put(update)
     raw = b""
     async for chunk in stream_bytes(
-        OPENAI_CHAT.encoder(ASK, "bench/core"), AllMode(), queue.get, first, 30.0
+        OPENAI_CHAT.encoder(ASK, "bench/core"), AllMode(), queue, first, 30.0
     ):
         raw += chunk
     frames: list[Any] = []
@@ -90,14 +91,14 @@ async def test_silence_brings_keepalives_until_the_next_update() -> None:
     p = plan(members=1, explorers=0)
     (m1,) = p.seats
     results = {m1.call: done(m1, answer="late answer")}
-    queue: asyncio.Queue[Update] = asyncio.Queue()
-    stream = stream_bytes(OPENAI_CHAT.encoder(ASK, "bench/core"), AllMode(), queue.get, Seated(p), 0.01)
+    queue: Updates[Update] = Updates()
+    stream = stream_bytes(OPENAI_CHAT.encoder(ASK, "bench/core"), AllMode(), queue, Seated(p), 0.01)
     assert b'"role": "assistant"' in await anext(stream)
     assert b"Bench bench/core" in await anext(stream)
     assert await anext(stream) == b": keep-alive\n\n"
     assert await anext(stream) == b": keep-alive\n\n"
-    queue.put_nowait(Landed(m1, results[m1.call]))
-    queue.put_nowait(Finished(p, results))
+    queue.put(Landed(m1, results[m1.call]))
+    queue.put(Finished(p, results))
     rest = b"".join([chunk async for chunk in stream])
     assert b"late answer" in rest
     assert rest.endswith(b"data: [DONE]\n\n")
@@ -117,15 +118,15 @@ async def test_merged_mode_keeps_the_client_waiting_while_its_updates_write_noth
     p = plan(members=1, explorers=0)
     (m1,) = p.seats
     results = {m1.call: done(m1)}
-    queue: asyncio.Queue[Update] = asyncio.Queue()
+    queue: Updates[Update] = Updates()
 
     async def land_often() -> None:
         while True:  # five times per keep-alive period
-            queue.put_nowait(Landed(m1, results[m1.call]))
+            queue.put(Landed(m1, results[m1.call]))
             await asyncio.sleep(0.01)
 
     feeder = asyncio.create_task(land_often())
-    stream = stream_bytes(OPENAI_CHAT.encoder(ASK, "bench/core"), MergedMode(), queue.get, Seated(p), 0.05)
+    stream = stream_bytes(OPENAI_CHAT.encoder(ASK, "bench/core"), MergedMode(), queue, Seated(p), 0.05)
     try:
         assert b'"role": "assistant"' in await anext(stream)
         async with asyncio.timeout(5):
@@ -133,7 +134,7 @@ async def test_merged_mode_keeps_the_client_waiting_while_its_updates_write_noth
             assert await anext(stream) == b": keep-alive\n\n"
     finally:
         feeder.cancel()
-    queue.put_nowait(Finished(p, results, Merge(note="no seat answered")))
+    queue.put(Finished(p, results, Merge(note="no seat answered")))
     rest = b"".join([chunk async for chunk in stream])
     frames = [json.loads(f[len("data: ") :]) for f in rest.decode().split("\n\n") if f.startswith("data: {")]
     assert [f["choices"][0]["delta"].get("content", "")[:30] for f in frames] == [

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from services.gateway.formats.route_encoder import RouteEncoder
 from services.gateway.route_mode.assemble import Chunk, MemberStream, TurnSummary
 from services.gateway.route_mode.bench import route_bench
 from services.gateway.route_mode.conversation import Conversation, new_conversation
-from services.gateway.route_mode.encoders.base import RouteEncoder
 
 UPSTREAM_ID = "chatcmpl-upstream-1"
 CREATED = 1_700_000_000

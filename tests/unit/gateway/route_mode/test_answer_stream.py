@@ -7,7 +7,7 @@ from typing import Any
 
 from services.gateway.route_mode.answer import stream_turn
 from services.gateway.route_mode.assemble import Chunk, TurnSummary
-from services.gateway.route_mode.plan import Done, Pieces, TurnRun
+from services.gateway.route_mode.prepared import Done, Pieces, TurnRun
 
 
 class Encoder:

@@ -14,8 +14,8 @@ from services.gateway.route_mode.bench import (
     turn_status,
 )
 from services.gateway.route_mode.conversation import new_conversation
-from services.gateway.route_mode.eligibility import Skipped
 from services.gateway.route_mode.failover import Failover
+from shared.events import Skip
 from tests.unit.gateway.route_mode.member import CONV, NOW, interleaved_calls, summarise, text_stream
 
 SECRET_PROMPT = "Here is my whole repository and my password hunter2 " * 10
@@ -30,7 +30,8 @@ def test_the_bench_object() -> None:
     conv = new_conversation(CONV, "k", "core", "local", NOW).after_turn("m-b", ["m-a", "m-b"], NOW)
     turn = Failover("core", ["m-a", "m-b"])
     turn.failed("Error: Error code: 429 - slow down")
-    bench = route_bench(conv, "m-b", conv.turns, turn.failed_over, [Skipped("m-c", "ad hoc: never routed")])
+    skipped = [Skip(seat="member", alias="m-c", why="ad hoc: never routed")]
+    bench = route_bench(conv, "m-b", conv.turns, turn.failed_over, skipped)
     assert bench == {
         "collection": "bench/core",
         "reply": "route",

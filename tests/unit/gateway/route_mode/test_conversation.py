@@ -13,9 +13,7 @@ from services.gateway.route_mode.conversation import (
     Conversation,
     conversation_key,
     live,
-    needs_ranking,
     new_conversation,
-    next_order,
 )
 from tests.unit.gateway.route_mode.member import CONV, NOW
 
@@ -104,23 +102,3 @@ def test_an_idle_conversation_lapses() -> None:
     assert live(conv, NOW + timedelta(seconds=IDLE_TTL_S)) is conv
     assert live(conv, NOW + timedelta(seconds=IDLE_TTL_S + 1)) is None
     assert live(None, NOW) is None
-
-
-def test_a_new_conversation_takes_the_ranking() -> None:
-    assert needs_ranking(None, ["a", "b"])
-    assert next_order(None, ["b", "a", "b"]) == ["b", "a"]
-
-
-def test_an_existing_conversation_keeps_its_model_then_its_order_then_the_rest() -> None:
-    conv = new_conversation(CONV, "k", "core", "local", NOW).after_turn("b", ["a", "b", "c"], NOW)
-    assert not needs_ranking(conv, ["a", "b", "c", "d"])
-    assert next_order(conv, ["d", "c", "b", "a"]) == ["b", "a", "c", "d"]
-    assert next_order(conv, ["b", "d"]) == ["b", "d"]  # members no longer eligible drop out
-
-
-def test_a_model_that_cannot_take_the_turn_means_reranking() -> None:
-    conv = new_conversation(CONV, "k", "core", "local", NOW).after_turn("b", ["b", "a"], NOW)
-    assert needs_ranking(conv, ["a", "c"])  # e.g. an image arrived and b cannot see
-    assert next_order(conv, ["c", "a"]) == ["c", "a"]
-    unanswered = new_conversation(CONV, "k", "core", "local", NOW).after_turn("", ["a"], NOW)
-    assert needs_ranking(unanswered, ["a"])

@@ -8,18 +8,14 @@ from typing import Any
 
 import pytest
 
-from services.gateway.formats.anthropic import Anthropic
-from services.gateway.formats.gemini import Gemini
-from services.gateway.formats.ollama import OllamaChat
-from services.gateway.formats.openai_chat import OpenAIChat
-from services.gateway.formats.responses import Responses
-from services.gateway.route_mode.encoders import RouteContext, context_for, route_encoder
-from services.gateway.route_mode.encoders.anthropic import MessageRelay
-from services.gateway.route_mode.encoders.completions import CompletionRelay
-from services.gateway.route_mode.encoders.gemini import GeminiRelay
-from services.gateway.route_mode.encoders.ollama import OllamaRelay
-from services.gateway.route_mode.encoders.openai_chat import ChatRelay
-from services.gateway.route_mode.encoders.responses import ResponseRelay
+from services.gateway.formats.anthropic import Anthropic, MessageRouteEncoder
+from services.gateway.formats.completions import CompletionRouteEncoder, Completions
+from services.gateway.formats.gemini import Gemini, GeminiRouteEncoder
+from services.gateway.formats.ollama import OllamaChat, OllamaGenerate, OllamaRouteEncoder
+from services.gateway.formats.openai_chat import ChatRouteEncoder, OpenAIChat
+from services.gateway.formats.responses import ResponseRouteEncoder, Responses
+from services.gateway.formats.route_encoder import RouteContext
+from services.gateway.route_mode.answer import context_for
 from tests.unit.gateway.formats.streams import comments, ndjson, sse_events
 from tests.unit.gateway.route_mode.member import (
     CONV,
@@ -57,7 +53,7 @@ def data(events: list[tuple[str | None, Any]]) -> list[Any]:
 
 
 def test_openai_chat_relays_the_members_chunks_relabelled() -> None:
-    raw, _ = drive(ChatRelay(context("openai_chat")), TOOL_CHUNKS, BENCH, keepalive=True)
+    raw, _ = drive(ChatRouteEncoder(context("openai_chat")), TOOL_CHUNKS, BENCH, keepalive=True)
     assert comments(raw) == [": keep-alive"]
     events = data(sse_events(raw))
     assert events[-1] == "[DONE]"
@@ -79,24 +75,24 @@ def test_openai_chat_relays_the_members_chunks_relabelled() -> None:  # A-43
 
 def test_openai_chat_usage_inside_a_choice_chunk_is_relayed_and_repeated_at_the_close() -> None:
     chunks = [chunk({"content": "hi"}), chunk({}, "stop", usage={"prompt_tokens": 5, "completion_tokens": 1})]
-    raw, _ = drive(ChatRelay(context("openai_chat")), chunks, BENCH)
+    raw, _ = drive(ChatRouteEncoder(context("openai_chat")), chunks, BENCH)
     events = data(sse_events(raw))
     assert events[1] == {**chunks[1], "model": "bench/core"}
     assert events[2]["usage"] == {"prompt_tokens": 5, "completion_tokens": 1}
-    no_usage, _ = drive(ChatRelay(context("openai_chat")), [*chunks[:1], chunk({}, "stop")], BENCH)
+    no_usage, _ = drive(ChatRouteEncoder(context("openai_chat")), [*chunks[:1], chunk({}, "stop")], BENCH)
     assert "usage" not in data(sse_events(no_usage))[-2]
 
 
 def test_openai_chat_tool_call_deltas_keep_their_bytes() -> None:
     tool_delta = TOOL_CHUNKS[4]
-    raw, _ = drive(ChatRelay(context("openai_chat")), TOOL_CHUNKS, BENCH)
+    raw, _ = drive(ChatRouteEncoder(context("openai_chat")), TOOL_CHUNKS, BENCH)
     line = json.dumps(tool_delta["choices"], ensure_ascii=False).encode()
     assert line in raw
 
 
 def test_openai_chat_sets_what_a_member_left_out() -> None:
     bare = [{"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}]
-    raw, _ = drive(ChatRelay(context("openai_chat")), bare, BENCH)
+    raw, _ = drive(ChatRouteEncoder(context("openai_chat")), bare, BENCH)
     first, closing = data(sse_events(raw))[:2]
     assert first["object"] == "chat.completion.chunk" and isinstance(first["created"], int)
     assert closing["created"] == first["created"] and closing["id"].startswith("chatcmpl-")
@@ -104,7 +100,7 @@ def test_openai_chat_sets_what_a_member_left_out() -> None:
 
 def test_openai_chat_held_back_reasoning_comes_with_the_first_piece() -> None:
     chunks = text_stream(["Hi"], reasoning=["hmm"])
-    raw, _ = drive(ChatRelay(context("openai_chat")), chunks, BENCH)
+    raw, _ = drive(ChatRouteEncoder(context("openai_chat")), chunks, BENCH)
     deltas = [e["choices"][0]["delta"] for e in data(sse_events(raw))[:-2] if e["choices"]]
     assert deltas[:3] == [
         {"role": "assistant", "content": ""},
@@ -114,7 +110,7 @@ def test_openai_chat_held_back_reasoning_comes_with_the_first_piece() -> None:
 
 
 def test_openai_chat_error_and_keepalive() -> None:
-    relay = ChatRelay(context("openai_chat"))
+    relay = ChatRouteEncoder(context("openai_chat"))
     raw = relay.chunk(chunk({"content": "par"})) + relay.error(502, "m-a failed part way through the turn: x")
     events = data(sse_events(raw))
     assert events[1] == {
@@ -124,7 +120,7 @@ def test_openai_chat_error_and_keepalive() -> None:
 
 
 def test_openai_chat_reply() -> None:
-    relay = ChatRelay(context("openai_chat"))
+    relay = ChatRouteEncoder(context("openai_chat"))
     calls_only = relay.reply(summarise(interleaved_calls()), BENCH)
     assert calls_only.headers == {"X-Bench-Conversation": CONV, "X-Bench-Model": "m-a"}
     body = calls_only.body
@@ -155,7 +151,7 @@ def test_openai_chat_reply() -> None:
 
 
 def test_anthropic_text_as_it_comes_then_each_call_whole() -> None:
-    raw, _ = drive(MessageRelay(context("anthropic")), TOOL_CHUNKS, BENCH, keepalive=True)
+    raw, _ = drive(MessageRouteEncoder(context("anthropic")), TOOL_CHUNKS, BENCH, keepalive=True)
     events = sse_events(raw)
     assert [name for name, _ in events] == [
         "message_start",
@@ -194,13 +190,13 @@ def test_anthropic_text_as_it_comes_then_each_call_whole() -> None:  # A-51, A-5
 
 
 def test_anthropic_calls_only_start_at_block_zero() -> None:
-    raw, _ = drive(MessageRelay(context("anthropic")), interleaved_calls(), BENCH)
+    raw, _ = drive(MessageRouteEncoder(context("anthropic")), interleaved_calls(), BENCH)
     starts = [p for name, p in sse_events(raw) if name == "content_block_start"]
     assert [(s["index"], s["content_block"]["type"]) for s in starts] == [(0, "tool_use"), (1, "tool_use")]
 
 
 def test_anthropic_a_turn_with_nothing_still_has_a_text_block() -> None:
-    raw, _ = drive(MessageRelay(context("anthropic")), text_stream([], usage=False), BENCH)
+    raw, _ = drive(MessageRouteEncoder(context("anthropic")), text_stream([], usage=False), BENCH)
     events = sse_events(raw)
     assert [name for name, _ in events] == [
         "message_start",
@@ -215,10 +211,10 @@ def test_anthropic_a_turn_with_nothing_still_has_a_text_block() -> None:
 
 
 def test_anthropic_stop_reasons_error_and_reply() -> None:
-    relay = MessageRelay(context("anthropic"))
+    relay = MessageRouteEncoder(context("anthropic"))
     raw, _ = drive(relay, text_stream(["cut"], finish="length"), BENCH)
     assert next(p for n, p in sse_events(raw) if n == "message_delta")["delta"]["stop_reason"] == "max_tokens"
-    error = sse_events(MessageRelay(context("anthropic")).error(429, "no member answered"))
+    error = sse_events(MessageRouteEncoder(context("anthropic")).error(429, "no member answered"))
     assert error == [
         ("error", {"type": "error", "error": {"type": "rate_limit_error", "message": "no member answered"}})
     ]
@@ -239,7 +235,7 @@ def test_anthropic_stop_reasons_error_and_reply() -> None:
 
 
 def test_responses_events_in_order_with_contiguous_numbers() -> None:
-    raw, _ = drive(ResponseRelay(context("responses")), TOOL_CHUNKS, BENCH, keepalive=True)
+    raw, _ = drive(ResponseRouteEncoder(context("responses")), TOOL_CHUNKS, BENCH, keepalive=True)
     events = sse_events(raw)
     assert comments(raw) == [": keep-alive"]
     assert [p["sequence_number"] for _, p in events] == list(range(len(events)))
@@ -283,7 +279,7 @@ def test_responses_events_in_order_with_contiguous_numbers() -> None:  # A-52
 def test_responses_custom_tool_comes_back_as_custom_tool_call() -> None:
     patch = "*** Begin Patch\n*** End Patch\n"
     call = ("call_patch", "apply_patch", json.dumps({"input": patch}))
-    relay = ResponseRelay(context("responses", custom_tools=frozenset({"apply_patch"})))
+    relay = ResponseRouteEncoder(context("responses", custom_tools=frozenset({"apply_patch"})))
     raw, _ = drive(relay, interleaved_calls(calls=[call, READ]), BENCH)
     events = sse_events(raw)
     names = [name for name, _ in events]
@@ -300,10 +296,10 @@ def test_responses_custom_tool_comes_back_as_custom_tool_call() -> None:  # A-53
 
 
 def test_responses_nothing_at_all_is_an_empty_message_and_errors_fail_the_response() -> None:
-    raw, _ = drive(ResponseRelay(context("responses")), text_stream([]), BENCH)
+    raw, _ = drive(ResponseRouteEncoder(context("responses")), text_stream([]), BENCH)
     completed = sse_events(raw)[-1][1]["response"]
     assert completed["output"][0]["content"][0]["text"] == ""
-    relay = ResponseRelay(context("responses"))
+    relay = ResponseRouteEncoder(context("responses"))
     failed = sse_events(relay.start() + relay.error(502, "m-a failed part way through the turn: cut"))
     assert [p["sequence_number"] for _, p in failed] == [0, 1, 2, 3]
     assert failed[2][1] == {
@@ -321,7 +317,7 @@ def test_responses_nothing_at_all_is_an_empty_message_and_errors_fail_the_respon
 
 
 def test_responses_reply() -> None:
-    body = ResponseRelay(context("responses")).body(summarise(TOOL_CHUNKS), BENCH)
+    body = ResponseRouteEncoder(context("responses")).body(summarise(TOOL_CHUNKS), BENCH)
     assert body["object"] == "response" and body["model"] == "bench/core:route" and body["bench"] == BENCH
     assert [(i["type"], i.get("call_id")) for i in body["output"]] == [
         ("message", None),
@@ -336,7 +332,7 @@ def test_responses_reply() -> None:
 
 @pytest.mark.parametrize("event_stream", [True, False])
 def test_gemini_text_then_calls_in_the_last_chunk(event_stream: bool) -> None:
-    relay = GeminiRelay(context("gemini", event_stream=event_stream))
+    relay = GeminiRouteEncoder(context("gemini", event_stream=event_stream))
     raw, _ = drive(relay, TOOL_CHUNKS, BENCH, keepalive=True)
     if event_stream:
         assert relay.media_type == "text/event-stream"
@@ -367,10 +363,10 @@ def test_gemini_text_then_calls_in_the_last_chunk(event_stream: bool) -> None:
 
 
 def test_gemini_max_tokens_error_and_reply() -> None:
-    raw, _ = drive(GeminiRelay(context("gemini")), text_stream(["cu", "t"], finish="length"), BENCH)
+    raw, _ = drive(GeminiRouteEncoder(context("gemini")), text_stream(["cu", "t"], finish="length"), BENCH)
     last = data(sse_events(raw))[-1]["candidates"][0]
     assert last["finishReason"] == "MAX_TOKENS" and last["content"]["parts"] == [{"text": ""}]
-    relay = GeminiRelay(context("gemini", event_stream=False))
+    relay = GeminiRouteEncoder(context("gemini", event_stream=False))
     assert json.loads(relay.start() + relay.error(429, "all rate limited")) == [
         {"error": {"code": 429, "message": "all rate limited", "status": "RESOURCE_EXHAUSTED"}}
     ]
@@ -387,7 +383,7 @@ def test_gemini_max_tokens_error_and_reply() -> None:
 
 
 def test_ollama_text_lines_then_one_tool_calls_line_then_done() -> None:
-    relay = OllamaRelay(context("ollama_chat", model="bench/core:route:latest"))
+    relay = OllamaRouteEncoder(context("ollama_chat", model="bench/core:route:latest"))
     raw, _ = drive(relay, TOOL_CHUNKS, BENCH, keepalive=True)
     lines = ndjson(raw)
     assert [line["done"] for line in lines] == [False, False, False, True]
@@ -403,24 +399,24 @@ def test_ollama_text_lines_then_one_tool_calls_line_then_done() -> None:
 
 
 def test_ollama_length_error_reply_and_generate() -> None:
-    raw, _ = drive(OllamaRelay(context("ollama_chat")), text_stream(["x"], finish="length"), BENCH)
+    raw, _ = drive(OllamaRouteEncoder(context("ollama_chat")), text_stream(["x"], finish="length"), BENCH)
     assert ndjson(raw)[-1]["done_reason"] == "length"
-    assert ndjson(OllamaRelay(context("ollama_chat")).error(502, "broke")) == [{"error": "broke"}]
-    body = OllamaRelay(context("ollama_chat")).body(summarise(TOOL_CHUNKS), BENCH)
+    assert ndjson(OllamaRouteEncoder(context("ollama_chat")).error(502, "broke")) == [{"error": "broke"}]
+    body = OllamaRouteEncoder(context("ollama_chat")).body(summarise(TOOL_CHUNKS), BENCH)
     assert body["message"]["content"] == "Let me look." and len(body["message"]["tool_calls"]) == 2
     assert body["done"] is True and body["bench"] == BENCH
-    generate = OllamaRelay(context("ollama_generate"), "response")
+    generate = OllamaRouteEncoder(context("ollama_generate"), "response")
     raw, _ = drive(generate, text_stream(["a", "b"]), BENCH)
     assert [line.get("response") for line in ndjson(raw)] == ["a", "b", ""]
 
 
 def test_completions_route() -> None:
-    raw, _ = drive(CompletionRelay(context("completions")), text_stream(["a", "b"]), BENCH)
+    raw, _ = drive(CompletionRouteEncoder(context("completions")), text_stream(["a", "b"]), BENCH)
     events = data(sse_events(raw))
     assert [e["choices"][0]["text"] for e in events[:-1]] == ["a", "b", ""]
     assert events[-2]["choices"][0]["finish_reason"] == "stop" and events[-2]["bench"] == BENCH
     assert events[-1] == "[DONE]"
-    body = CompletionRelay(context("completions")).body(summarise(text_stream(["ab"])), BENCH)
+    body = CompletionRouteEncoder(context("completions")).body(summarise(text_stream(["ab"])), BENCH)
     assert body["choices"][0]["text"] == "ab" and body["usage"]["prompt_tokens"] == 321
 
 
@@ -434,34 +430,36 @@ def test_context_and_encoder_for_each_format() -> None:
         "messages": [{"role": "user", "content": "hi"}],
         "tools": tools,
     }
-    chat = context_for(OpenAIChat().parse(body, {}), "core", body)
-    plain = context_for(OpenAIChat().parse({**body, "tools": []}, {}), "core", body | {"tools": []})
+    chat = context_for(OpenAIChat().parse(body, {}), "core")
+    plain = context_for(OpenAIChat().parse({**body, "tools": []}, {}), "core")
     assert chat.collection == "bench/core" and chat.model == "bench/core:route"
     assert chat.input_estimate > plain.input_estimate  # tool definitions are counted
-    assert isinstance(route_encoder(chat), ChatRelay)
+    assert isinstance(OpenAIChat().route_encoder(chat), ChatRouteEncoder)
     responses_body = {
         "model": "bench/core:route",
         "input": "hi",
         "tools": [{"type": "custom", "name": "apply_patch"}, {"type": "function", "name": "sh"}],
     }
-    responses = context_for(Responses().parse(responses_body, {}), "bench/core", responses_body)
+    responses = context_for(Responses().parse(responses_body, {}), "bench/core")
     assert responses.custom_tools == frozenset({"apply_patch"}) and isinstance(
-        route_encoder(responses), ResponseRelay
+        Responses().route_encoder(responses), ResponseRouteEncoder
     )
     gemini_body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
     gemini = context_for(
         Gemini().parse(gemini_body, {"target": "bench/core:route:streamGenerateContent"}), "core"
     )
     assert not gemini.event_stream and gemini.model == "bench/core:route"
-    assert isinstance(route_encoder(gemini), GeminiRelay)
+    assert isinstance(Gemini().route_encoder(gemini), GeminiRouteEncoder)
     ollama = context_for(
         OllamaChat().parse({"model": "bench/core:route:latest", "messages": body["messages"]}, {}), "core"
     )
     assert ollama.model == "bench/core:route:latest" and ollama.received_ns > 0
-    assert isinstance(route_encoder(ollama), OllamaRelay)
+    chat_lines = OllamaChat().route_encoder(ollama)
+    assert isinstance(chat_lines, OllamaRouteEncoder) and chat_lines.key == "message"
     anthropic_ask = Anthropic().parse(
         {"model": "bench/core", "max_tokens": 9, "messages": body["messages"]}, {}
     )
-    assert isinstance(route_encoder(context_for(anthropic_ask, "core")), MessageRelay)
-    assert isinstance(route_encoder(context("completions")), CompletionRelay)
-    assert isinstance(route_encoder(context("ollama_generate")), OllamaRelay)
+    assert isinstance(Anthropic().route_encoder(context_for(anthropic_ask, "core")), MessageRouteEncoder)
+    assert isinstance(Completions().route_encoder(context("completions")), CompletionRouteEncoder)
+    generate = OllamaGenerate().route_encoder(context("ollama_generate"))
+    assert isinstance(generate, OllamaRouteEncoder) and generate.key == "response"

@@ -7,14 +7,14 @@ import json
 
 from services.gateway.route_mode.assemble import ToolCall, TurnSummary, Usage
 from services.gateway.route_mode.bench import first_answer_offload, route_turn
-from services.gateway.route_mode.eligibility import Member
 from services.gateway.route_mode.failover import Failover
 from services.gateway.route_mode.record import offload_event, route_call, shadow_calls, turn_event
-from shared.events import EndpointSaved, ModelRegistered
+from shared.commands import RouteSeat
+from shared.events import EndpointSaved
 from tests.unit.gateway.route_mode.member import CONV, NOW, conversation
 
 ENDPOINT = EndpointSaved(id="cfg:e", name="fake", base="http://127.0.0.1:9/v1", headers={"X-Title": "bench"})
-MEMBER = Member("m-a", served="org/m-a", endpoint="fake", tools=True, max_output=100)
+MEMBER = RouteSeat(alias="m-a", served="org/m-a", endpoint="fake", connection="fake", max_output=100)
 SECRET_PROMPT = "my secret system prompt"
 MESSAGES = [{"role": "system", "content": SECRET_PROMPT},
             {"role": "user", "content": "fix the   tests\nplease"}]
@@ -26,12 +26,12 @@ def test_each_member_call_is_numbered_by_turn_and_place_and_only_the_last_retrie
     failover = Failover("bench/core", ["m-a", "m-b"])
     first, last = failover.attempts
     body = {"model": "org/m-a"}
-    call = route_call(conversation(), 2, first, MEMBER, ENDPOINT, "fake", body, "bench.relay.g.1", 30.0, 2e9)
+    call = route_call(conversation(), 2, first, MEMBER, ENDPOINT, body, "bench.relay.g.1", 30.0, 2e9)
     assert (call.call, call.conversation, call.turn, call.collection, call.retries) == (
         f"{CONV}.t2.1", CONV, 2, "core", 0)
     assert (call.base, call.api, call.headers, call.first_piece_s, call.body) == (
         ENDPOINT.base, "chat", ENDPOINT.headers, 30.0, body)
-    assert route_call(conversation(), 2, last, MEMBER, ENDPOINT, "fake", {}, "r", 30.0, 2e9).retries == 2
+    assert route_call(conversation(), 2, last, MEMBER, ENDPOINT, {}, "r", 30.0, 2e9).retries == 2
 
 
 def test_the_turn_record_names_the_task_never_the_prompt() -> None:
@@ -50,7 +50,7 @@ def test_the_first_answer_offload_is_an_unjudged_route_seat_without_token_counts
     after = conversation()
     offload = first_answer_offload(None, after, "m-a", "fix the tests please", "ok", 2.34)
     assert offload is not None
-    seat = offload_event(offload, after, MEMBER, "fake", SUMMARY, "ok", 2.34, "gateway-1")
+    seat = offload_event(offload, after, MEMBER, SUMMARY, "ok", 2.34, "gateway-1")
     assert (seat.id, seat.call, seat.panel, seat.seat, seat.purpose) == (
         f"seat:{CONV}.1", f"{CONV}.1", CONV, "route", "route")
     assert seat.task == "fix the tests please (bench/core:route)"
@@ -59,9 +59,9 @@ def test_the_first_answer_offload_is_an_unjudged_route_seat_without_token_counts
 
 
 def test_shadow_seats_get_the_turn_as_sent_with_its_tools() -> None:
-    shadow = ModelRegistered(id="cfg:m", alias="m-s", served="org/m-s", endpoint="fake", max_output=64)
+    shadow = RouteSeat(alias="m-s", served="org/m-s", endpoint="fake", connection="fake", max_output=64)
     fields = {"tools": [{"type": "function", "function": {"name": "read"}}], "max_tokens": 4000}
-    chosen = [(shadow, ENDPOINT, "fake")]
+    chosen = [(shadow, ENDPOINT)]
     calls = shadow_calls(conversation(), 3, chosen, MESSAGES, fields, "task", 2e9, 420.0)
     assert [(c.call, c.panel, c.seat, c.purpose, c.alias) for c in calls] == [
         (f"{CONV}.shadow1.t3", CONV, "shadow", "shadow", "m-s")]
@@ -71,10 +71,10 @@ def test_shadow_seats_get_the_turn_as_sent_with_its_tools() -> None:
 
 def test_member_and_shadow_calls_carry_the_gateways_config_position() -> None:
     attempt = Failover("bench/core", ["m-a"]).attempts[0]
-    call = route_call(conversation(), 1, attempt, MEMBER, ENDPOINT, "fake", {}, "r", 30.0, 2e9, 17)
+    call = route_call(conversation(), 1, attempt, MEMBER, ENDPOINT, {}, "r", 30.0, 2e9, 17)
     assert call.config_seq == 17
-    unplaced = route_call(conversation(), 1, attempt, MEMBER, ENDPOINT, "fake", {}, "r", 30.0, 2e9)
+    unplaced = route_call(conversation(), 1, attempt, MEMBER, ENDPOINT, {}, "r", 30.0, 2e9)
     assert unplaced.config_seq == 0
-    shadow = ModelRegistered(id="cfg:m", alias="m-s", served="org/m-s", endpoint="fake")
-    calls = shadow_calls(conversation(), 1, [(shadow, ENDPOINT, "fake")], MESSAGES, {}, "t", 2e9, 420.0, 17)
+    shadow = RouteSeat(alias="m-s", served="org/m-s", endpoint="fake", connection="fake")
+    calls = shadow_calls(conversation(), 1, [(shadow, ENDPOINT)], MESSAGES, {}, "t", 2e9, 420.0, 17)
     assert [c.config_seq for c in calls] == [17]

@@ -8,11 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from services.gateway.formats.gemini import Gemini
-from services.gateway.formats.ollama import OllamaChat
-from services.gateway.route_mode.encoders.base import RouteContext
-from services.gateway.route_mode.encoders.gemini import GeminiRelay
-from services.gateway.route_mode.encoders.ollama import OllamaRelay
+from services.gateway.formats.gemini import Gemini, GeminiRouteEncoder
+from services.gateway.formats.ollama import OllamaChat, OllamaRouteEncoder
+from services.gateway.formats.route_encoder import RouteContext
 from services.gateway.route_mode.upstream_request import upstream_body
 from tests.unit.gateway.formats.streams import ndjson, sse_events
 from tests.unit.gateway.route_mode.member import LIST, READ, bench_for, drive, interleaved_calls
@@ -39,7 +37,7 @@ def paired(messages: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
 
 
 def gemini_turn(keep_ids: bool) -> list[tuple[str, str, str]]:
-    raw, _ = drive(GeminiRelay(context("gemini")), interleaved_calls(), bench_for())
+    raw, _ = drive(GeminiRouteEncoder(context("gemini")), interleaved_calls(), bench_for())
     parts = sse_events(raw)[-1][1]["candidates"][0]["content"]["parts"]
     calls = [p["functionCall"] for p in parts]
     if not keep_ids:
@@ -81,7 +79,7 @@ def test_gemini_calls_without_ids_are_numbered_and_results_matched_by_name() -> 
 
 
 def test_ollama_calls_are_numbered_and_results_matched_by_name() -> None:
-    raw, _ = drive(OllamaRelay(context("ollama_chat")), interleaved_calls(), bench_for())
+    raw, _ = drive(OllamaRouteEncoder(context("ollama_chat")), interleaved_calls(), bench_for())
     calls = next(line["message"]["tool_calls"] for line in ndjson(raw) if line["message"].get("tool_calls"))
     assert all("id" not in call for call in calls)
     body = {

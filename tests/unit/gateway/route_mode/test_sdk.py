@@ -25,10 +25,10 @@ from services.gateway.formats.gemini import Gemini
 from services.gateway.formats.ollama import OllamaChat
 from services.gateway.formats.openai_chat import OpenAIChat
 from services.gateway.formats.responses import Responses
+from services.gateway.route_mode.answer import context_for
 from services.gateway.route_mode.assemble import Chunk
-from services.gateway.route_mode.encoders import context_for, route_encoder
 from services.gateway.route_mode.failover import Failover
-from services.gateway.route_mode.upstream_request import request_fields, upstream_body
+from services.gateway.route_mode.upstream_request import upstream_body
 from tests.unit.gateway.route_mode.member import (
     CONV,
     LIST,
@@ -71,8 +71,8 @@ class Gateway:
         fmt, params = self.route(request.url.path, dict(request.url.params))
         body = json.loads(request.content)
         ask = fmt.parse(body, params)
-        self.sent.append(upstream_body("org/m-a", ask.messages, request_fields(ask, body), max_output=4_096))
-        encoder = route_encoder(context_for(ask, "core", body))
+        self.sent.append(upstream_body("org/m-a", ask.messages, ask.route_fields, max_output=4_096))
+        encoder = fmt.route_encoder(context_for(ask, "core"))
         if self.fail:
             turn = Failover("core", ["m-a", "m-b"])
             turn.failed("Error: Error code: 429 - rate limit")

@@ -6,7 +6,7 @@ from typing import Any
 
 from services.gateway.formats.anthropic import Anthropic
 from services.gateway.formats.openai_chat import OpenAIChat
-from services.gateway.route_mode.upstream_request import request_fields, upstream_body, upstream_options
+from services.gateway.route_mode.upstream_request import upstream_body, upstream_options
 
 TOOLS = [{"type": "function", "function": {"name": "sh", "parameters": {"type": "object"}}}]
 MESSAGES: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
@@ -95,9 +95,8 @@ def test_fields_the_member_cannot_use_are_dropped_not_refused() -> None:
 def test_an_openai_chat_requests_fields_are_its_body() -> None:
     body = {"model": "bench/core:route", "messages": MESSAGES, "stream": True, **FIELDS, "n": 2}
     ask = OpenAIChat().parse(body, {})
-    fields = request_fields(ask, body)
-    assert fields == FIELDS
+    assert ask.route_fields == FIELDS
     translated = Anthropic().parse(
         {"model": "bench/core", "max_tokens": 50, "messages": MESSAGES, "temperature": 0.3}, {}
     )
-    assert request_fields(translated, {"ignored": True}) == {"max_tokens": 50, "temperature": 0.3}
+    assert translated.route_fields == {"max_tokens": 50, "temperature": 0.3}
