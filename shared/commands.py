@@ -81,7 +81,7 @@ class MergerCandidate(BaseModel):
 
 
 class Plan(BaseModel):
-    """The seater's answer: the panel id and every chair, or a refusal with its HTTP status. A merged
+    """The seater's answer: the panel id and every seat, or a refusal with its HTTP status. A merged
     panel's plan also lists its merger candidates, best first."""
 
     model_config = ConfigDict(extra="forbid")
@@ -408,7 +408,8 @@ class UsageRequest(BaseModel):
 
 
 class UsageLine(BaseModel):
-    """One provider call (L-5). `t` is its start after any pacing wait; never a prompt."""
+    """One provider call (L-5): a row of the ledger's `usage` table, whose columns are these fields. `t` is
+    its start after any pacing wait; never a prompt."""
 
     call: str
     t: datetime

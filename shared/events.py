@@ -198,7 +198,7 @@ class Skip(BaseModel):
 
 
 class SeatPlan(BaseModel):
-    """One chair of a panel, as the seater planned it."""
+    """One seat of a panel, as the seater planned it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     call: str

@@ -23,7 +23,7 @@ from services.caller.redaction import without_key
 from services.caller.retries import retry_wait
 from services.caller.route_chunks import Chunk, chunks_of_outcome, translator_for
 from services.caller.route_events import RouteReport
-from services.caller.upstream import Attempt, ReplyTooLarge, Upstream, read_capped
+from services.caller.upstream import OpenTicket, ReplyTooLarge, Upstream, read_capped
 from services.caller.wire import MAX_REPLY_BYTES, UpstreamRequest
 from shared.commands import SeatCall
 
@@ -100,8 +100,8 @@ class RouteCaller:
         loop = asyncio.get_running_loop()
         started = loop.time() if accepted is None else accepted
         progress = Progress(emit, started, loop.time() + max(0.0, seat.deadline - time.time()))
-        tally, open_attempt = Tally(), Attempt()
-        timed = self._timed(seat, first_piece_s, progress, tally, open_attempt)
+        tally, open_ticket = Tally(), OpenTicket()
+        timed = self._timed(seat, first_piece_s, progress, tally, open_ticket)
         work = stop.work = asyncio.create_task(timed)
         if stop.stopped:
             work.cancel()
@@ -110,8 +110,8 @@ class RouteCaller:
         finally:
             stop.work = None
         outcome = CallOutcome(error=stop.why) if work.cancelled() else work.result()
-        if open_attempt.ticket is not None:  # cut short: the estimate stands
-            await self.upstream.pacer.settle(seat, open_attempt.ticket, open_attempt.tokens, [])
+        if open_ticket.ticket is not None:  # cut short: the estimate stands
+            await self.upstream.pacer.settle(seat, open_ticket.ticket, open_ticket.tokens, [])
         key = self.upstream.keys.key_for(seat.endpoint)
         outcome.error, outcome.text = without_key(outcome.error, key), without_key(outcome.text, key)
         report = CallReport(outcome, tally.attempts, tally.usage, loop.time() - started, tally.paced,
@@ -119,19 +119,19 @@ class RouteCaller:
         return RouteReport(report, progress.first_piece_s)
 
     async def _timed(self, seat: SeatCall, window_s: float, progress: Progress, tally: Tally,
-                     open_attempt: Attempt) -> CallOutcome:
+                     open_ticket: OpenTicket) -> CallOutcome:
         window_end = min(progress.turn_end, progress.started + window_s)
         try:
             async with asyncio.timeout_at(window_end) as timer:
                 progress.timer = timer
-                return await self._with_retries(seat, window_end, progress, tally, open_attempt)
+                return await self._with_retries(seat, window_end, progress, tally, open_ticket)
         except TimeoutError:
             if progress.anything:
                 return CallOutcome(error=f"no answer in {progress.turn_end - progress.started:.0f}s")
             return CallOutcome(error=silent(window_s))
 
     async def _with_retries(self, seat: SeatCall, window_end: float, progress: Progress, tally: Tally,
-                            open_attempt: Attempt) -> CallOutcome:
+                            open_ticket: OpenTicket) -> CallOutcome:
         key = self.upstream.keys.key_for(seat.endpoint)
         refusal = self.upstream.refusal(seat, key)
         if refusal:
@@ -144,7 +144,7 @@ class RouteCaller:
             window_epoch = time.time() + (window_end - asyncio.get_running_loop().time())
             paced_seat = seat.model_copy(update={"deadline": min(seat.deadline, window_epoch)})
             outcome = await self.upstream.paced_attempt(
-                seat, request, tally, open_attempt,
+                seat, request, tally, open_ticket,
                 lambda sent: self.attempt(sent, adapter, seat.api, progress), admit_as=paced_seat)
             if tally.refused:
                 return last or outcome

@@ -69,8 +69,8 @@ def estimated_tokens(request: UpstreamRequest) -> int:
     return len(request.text) // CHARS_PER_TOKEN
 
 
-class Attempt:
-    """The open pacing ticket of the attempt in flight, settled even when the deadline cuts it."""
+class OpenTicket:
+    """The pacing ticket of the HTTP request in flight, settled even when the deadline cuts it."""
 
     def __init__(self) -> None:
         self.ticket: Ticket | None = None
@@ -91,14 +91,14 @@ class Upstream:
         refusal = self.refusal(call, key)
         if refusal:
             return CallReport(client_failed(refusal), 0, None, time.monotonic() - started)
-        tally, open_attempt = Tally(), Attempt()
+        tally, open_ticket = Tally(), OpenTicket()
         try:
             async with asyncio.timeout(call.deadline - self.clock()):
-                outcome = await self._with_retries(call, ADAPTERS[call.api], key, tally, open_attempt)
+                outcome = await self._with_retries(call, ADAPTERS[call.api], key, tally, open_ticket)
         except TimeoutError:
             outcome = CallOutcome(error=no_answer_text(call.timeout_s))
-        if open_attempt.ticket is not None:  # cut by the deadline: the estimate stands
-            await self.pacer.settle(call, open_attempt.ticket, open_attempt.tokens, [])
+        if open_ticket.ticket is not None:  # cut by the deadline: the estimate stands
+            await self.pacer.settle(call, open_ticket.ticket, open_ticket.tokens, [])
         outcome.error, outcome.text = without_key(outcome.error, key), without_key(outcome.text, key)
         return CallReport(outcome, tally.attempts, tally.usage, time.monotonic() - started,
                           tally.paced, round(tally.waited_s, 3), tally.quotas)
@@ -119,12 +119,12 @@ class Upstream:
         return None
 
     async def _with_retries(
-        self, call: SeatCall, adapter: Adapter, key: str | None, tally: Tally, open_attempt: Attempt
+        self, call: SeatCall, adapter: Adapter, key: str | None, tally: Tally, open_ticket: OpenTicket
     ) -> CallOutcome:
         request = adapter.build(call, key)
         retries, budget_retried, last = 0, False, None
         while True:
-            outcome = await self.paced_attempt(call, request, tally, open_attempt,
+            outcome = await self.paced_attempt(call, request, tally, open_ticket,
                                                lambda sent: self.attempt(sent, adapter))
             if tally.refused:
                 return last or outcome
@@ -145,7 +145,8 @@ class Upstream:
             await asyncio.sleep(wait)
 
     async def paced_attempt(self, call: SeatCall, request: UpstreamRequest, tally: Tally,
-                            open_attempt: Attempt, send: Callable[[UpstreamRequest], Awaitable[CallOutcome]],
+                            open_ticket: OpenTicket,
+                            send: Callable[[UpstreamRequest], Awaitable[CallOutcome]],
                             admit_as: SeatCall | None = None) -> CallOutcome:
         """`send(request)` through the free-tier guard (U-5) and the pacer (admitted as `admit_as`, by
         default the call), its ticket settled with the usage the reply reported. When either refuses it,
@@ -162,13 +163,13 @@ class Upstream:
         if admission.paced == "refused":
             tally.refused = True
             return CallOutcome(error=admission.refusal)
-        open_attempt.ticket, open_attempt.tokens = admission.ticket, tokens
+        open_ticket.ticket, open_ticket.tokens = admission.ticket, tokens
         tally.sent()
         outcome = await send(request)
         tally.answered(outcome)
         used = outcome.usage.tokens_in + outcome.usage.tokens_out if outcome.usage else tokens
-        await self.pacer.settle(call, open_attempt.ticket, used, outcome.quotas)
-        open_attempt.ticket = None
+        await self.pacer.settle(call, open_ticket.ticket, used, outcome.quotas)
+        open_ticket.ticket = None
         return outcome
 
     async def attempt(self, request: UpstreamRequest, adapter: Adapter) -> CallOutcome:

@@ -8,6 +8,7 @@ needs another type says so with `Annotated[..., Duck("TYPE")]`: the aliases belo
 from __future__ import annotations
 
 import types
+from collections import namedtuple
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
@@ -61,6 +62,14 @@ def columns_of(row: type[tuple[Any, ...]]) -> dict[str, str]:
     if not fields:
         raise TypeError(f"{row.__name__} is not a NamedTuple")
     return {name: duck_type(hints[name]) for name in fields}
+
+
+def row_type(name: str, fields: list[tuple[str, Any]]) -> Any:
+    """A row type whose fields are declared elsewhere (a table holding another record's fields), with the
+    annotations `columns_of` reads."""
+    row = namedtuple(name, [field for field, _ in fields])  # type: ignore[misc]
+    row.__annotations__ = dict(fields)
+    return row
 
 
 Integer = Annotated[int, Duck("INTEGER")]  # small counts and codes: HTTP status, attempts, turns

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from services.ledger.columns import Integer, Json, SeatPlans, Skips
+from services.ledger.columns import Integer, Json, SeatPlans, Skips, row_type
+from shared.commands import UsageLine
 from shared.events import (
     AlertCleared,
     AlertRaised,
@@ -115,37 +116,12 @@ class SeatRow(NamedTuple):
     waited_s: float
 
 
-class UsageRow(NamedTuple):
-    """L-5: one provider call, whatever asked for it (a seat's `seat_completed`, a route attempt's or a
-    probe's `call_used`). `t` is its start after any pacing wait, `at` when it was reported. Never prompts."""
-
-    call: str
-    seq: int
-    event: str
-    t: datetime
-    at: datetime
-    panel: str  # the panel or route conversation the call served ("" for probes)
-    alias: str
-    connection: str
-    endpoint: str
-    served: str
-    served_by: str
-    swap: bool
-    collection: str
-    purpose: str
-    status: str  # ok | empty | error | timeout | refused
-    http_status: Integer | None
-    attempts: Integer
-    tokens_in: int
-    tokens_out: int
-    reasoning: int
-    cached: int
-    estimated: bool
-    seconds: float
-    first_token_s: float | None
-    caller: str
-    paced: str
-    waited_s: float
+# L-5: one provider call, whatever asked for it (a seat's `seat_completed`, a route attempt's or a probe's
+# `call_used`): the usage line as the ledger answers it (`shared.commands.UsageLine`, declared there once),
+# with the event it was read from after its key. `t` is its start after any pacing wait, `at` when it was
+# reported. Never prompts.
+_USAGE_FIELDS = [(name, info.annotation) for name, info in UsageLine.model_fields.items()]
+UsageRow = row_type("UsageRow", [_USAGE_FIELDS[0], ("seq", int), ("event", str), *_USAGE_FIELDS[1:]])
 
 
 class RouteTurnRow(NamedTuple):
@@ -268,7 +244,7 @@ class Rows:
     verdicts: dict[str, VerdictRow] = field(default_factory=dict)
     config_changes: dict[str, ConfigRow] = field(default_factory=dict)
     cooldowns: dict[str, CooldownRow] = field(default_factory=dict)
-    usage: dict[str, UsageRow] = field(default_factory=dict)
+    usage: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # UsageRow by call
     route_turns: dict[str, RouteTurnRow] = field(default_factory=dict)
     limits_learned: dict[str, LimitLearnedRow] = field(default_factory=dict)
     quota_records: dict[tuple[str, str, str, str], QuotaRow] = field(default_factory=dict)
@@ -386,7 +362,7 @@ def started(at: datetime, seconds: float, waited_s: float) -> datetime:
     return at - timedelta(seconds=max(0.0, seconds - waited_s))
 
 
-def usage_row(seq: int, e: SeatCompleted | CallUsed) -> UsageRow:
+def usage_row(seq: int, e: SeatCompleted | CallUsed) -> tuple[Any, ...]:
     """The call's L-5 line; a refused call sent nothing, so it counts no request and no token."""
     refused = e.paced == "refused"
     if isinstance(e, SeatCompleted):

@@ -1,4 +1,4 @@
-"""Who sits on a panel (SPEC P-2..P-9, P-15): members, explorer chairs, skips with why, the size check, and
+"""Who sits on a panel (SPEC P-2..P-9, P-15): members, explorer seats, skips with why, the size check, and
 who may merge. Pure.
 
 `plan_panel` reads the configuration fold and the rotation state and returns a `Draft` (or a refusal). The
@@ -19,8 +19,8 @@ from shared.commands import MergerCandidate, Plan, PlanRefusal, PlanRequest
 from shared.config_state import ConfigState, RetiredModel, family
 from shared.events import CollectionSaved, ModelRegistered, PanelSeated, SeatPlan, Skip
 
-# Explorer chairs in order: call id suffix and seat label (SPEC C-12). At most two, whatever the settings say.
-EXPLORER_CHAIRS = (("explorer", "explorer"), ("explorer2", "explorer 2"))
+# Explorer seats in order: call id suffix and seat label (SPEC C-12). At most two, whatever the settings say.
+EXPLORER_SEATS = (("explorer", "explorer"), ("explorer2", "explorer 2"))
 
 VISION_SPECIALIST = "a vision specialist: sits only when the request carries images"
 NOT_REGISTERED = "not registered on the bench; take it out of the collection"
@@ -29,7 +29,7 @@ TOKENS_PER_IMAGE = 2_500
 
 @dataclass(frozen=True)
 class Draft:
-    """A panel before it has an id: the sitting members, the explorer chairs filled, every skip, and (merged
+    """A panel before it has an id: the sitting members, the explorer seats filled, every skip, and (merged
     replies only) the merger candidates, best first."""
 
     collection: str
@@ -45,8 +45,8 @@ class Draft:
 
     def seats(self, panel: str, config: ConfigState) -> list[SeatPlan]:
         labelled = [(f"member{i}", "member", m) for i, m in enumerate(self.members, 1)]
-        chairs = zip(EXPLORER_CHAIRS, self.explorers, strict=False)
-        labelled += [(suffix, label, m) for (suffix, label), m in chairs]
+        explorer_seats = zip(EXPLORER_SEATS, self.explorers, strict=False)
+        labelled += [(suffix, label, m) for (suffix, label), m in explorer_seats]
         return [
             SeatPlan(
                 call=f"{panel}.{suffix}", seat=label, alias=m.alias, served=m.served, endpoint=m.endpoint,
@@ -145,8 +145,8 @@ def plan_panel(
         return PlanRefusal(status=400, message=message)
     skipped: list[Skip] = []
     members = _members(col, config, skipped)
-    # P-3: explorer chairs counted before the image/vision skips; seats those skips free are not refilled.
-    chairs = min(config.explorer_count(len(members)), len(EXPLORER_CHAIRS))
+    # P-3: explorer seats counted before the image/vision skips; seats those skips free are not refilled.
+    explorer_seats = min(config.explorer_count(len(members)), len(EXPLORER_SEATS))
     sitting = _sitting(members, request.has_images, config, skipped)
     too_small = _too_small(sitting, request)
     if too_small is not None:
@@ -154,9 +154,9 @@ def plan_panel(
     if request.reply == "merged":
         skipped += _merger_skips(col, config)
     nominees = _nominees(request.with_, col, config, skipped)
-    shape, shape_by = _shape(col, request.has_images, chairs)
-    explorers = _nominated(nominees[:chairs], request.has_images, config, skipped)
-    _fill_by_staleness(explorers, chairs, col, shape, request, config, rotation, now)
+    shape, shape_by = _shape(col, request.has_images, explorer_seats)
+    explorers = _nominated(nominees[:explorer_seats], request.has_images, config, skipped)
+    _fill_by_staleness(explorers, explorer_seats, col, shape, request, config, rotation, now)
     if not sitting and not explorers:
         return _no_seat(name, request.has_images, skipped)
     mergers: tuple[ModelRegistered, ...] = ()
@@ -240,8 +240,8 @@ def _nominees(named: list[str], col: CollectionSaved, config: ConfigState, skipp
 def _nominated(
     nominees: list[str], images: bool, config: ConfigState, skipped: list[Skip]
 ) -> list[ModelRegistered]:
-    """P-8: each nominee takes a chair (ad hoc, size and role notwithstanding). One not registered, or blind
-    to the request's images, is not seated and leaves its chair to staleness."""
+    """P-8: each nominee takes a seat (ad hoc, size and role notwithstanding). One not registered, or blind
+    to the request's images, is not seated and leaves its seat to staleness."""
     explorers = []
     for alias in nominees:
         model = config.models.get(alias)
@@ -256,14 +256,14 @@ def _nominated(
 
 
 def _fill_by_staleness(
-    explorers: list[ModelRegistered], chairs: int, col: CollectionSaved, shape: str, request: PlanRequest,
-    config: ConfigState, rotation: Rotation, now: datetime,
+    explorers: list[ModelRegistered], explorer_seats: int, col: CollectionSaved, shape: str,
+    request: PlanRequest, config: ConfigState, rotation: Rotation, now: datetime,
 ) -> None:
-    """P-7: each free chair goes to the eligible model whose last seat is oldest (never seated = oldest;
+    """P-7: each free seat goes to the eligible model whose last seat is oldest (never seated = oldest;
     `min` keeps registry order among ties), never a member, a member's family, or a chosen seat's family."""
     taken = set(col.members)
     families = {family(config.models[a].served) for a in col.members if a in config.models}
-    while len(explorers) < chairs:
+    while len(explorers) < explorer_seats:
         taken |= {m.alias for m in explorers}
         families |= {family(m.served) for m in explorers}
         pool = [
@@ -294,11 +294,11 @@ def _merger_skips(col: CollectionSaved, config: ConfigState) -> list[Skip]:
     return skips
 
 
-def _shape(col: CollectionSaved, images: bool, chairs: int) -> tuple[str, str]:
+def _shape(col: CollectionSaved, images: bool, explorer_seats: int) -> tuple[str, str]:
     """P-4 without the decision-model picker (none is onboarded on the bus yet)."""
     if images and not col.shape:
         return "vision", "the request carries images"
-    if chairs == 0:
+    if explorer_seats == 0:
         return col.shape or "general", "no explorer seats to fill"
     if col.shape:
         return col.shape, "set on the collection"

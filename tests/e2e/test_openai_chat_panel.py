@@ -138,7 +138,7 @@ def test_a5_no_model_or_an_unknown_one_lists_the_collections(env: Env) -> None:
 @pytest.mark.parametrize(
     ("name", "members", "explorers"), [("trio", 3, 2), ("quartet", 4, 1), ("quintet", 5, 0)]
 )
-def test_a6_explorer_chairs_follow_the_member_count(
+def test_a6_explorer_seats_follow_the_member_count(
     env: Env, name: str, members: int, explorers: int
 ) -> None:
     bench = bench_of(ask(env, f"bench/{name}"))

@@ -33,7 +33,7 @@ POINTER = (
 
 @dataclass(frozen=True)
 class Merge:
-    """What became of a merge: the merger's chair and completion once it was called, and the note that
+    """What became of a merge: the merger's seat and completion once it was called, and the note that
     explains a fallback to every answer ("" when the merge went through)."""
 
     seat: SeatPlan | None = None
@@ -72,7 +72,7 @@ def merger_seat(plan: Plan, candidate: MergerCandidate) -> SeatPlan:
 
 
 def choose_merger(ask: Ask, plan: Plan, results: Mapping[str, SeatCompleted]) -> tuple[SeatPlan, str] | Merge:
-    """The merger's chair and input text, or the Merge that explains why no merge call is made."""
+    """The merger's seat and input text, or the Merge that explains why no merge call is made."""
     if not any(done.status == "ok" for done in results.values()):
         return Merge(note=NO_SEAT_ANSWERED)
     text = merger_input(ask, plan, results)

@@ -191,17 +191,17 @@ class PanelRunner:
         return plan
 
     async def _ask(
-        self, plan: Plan, chairs: list[SeatPlan], question: Question, run: PanelRun | None
+        self, plan: Plan, round_seats: list[SeatPlan], question: Question, run: PanelRun | None
     ) -> dict[str, SeatCompleted]:
-        """One round: every chair asked `question` at once, each answer gathered as it lands, an error for
-        each chair still silent at the deadline."""
-        seats = Gathering(run, {seat.call: seat for seat in chairs})
+        """One round: every seat asked `question` at once, each answer gathered as it lands, an error for
+        each seat still silent at the deadline."""
+        seats = Gathering(run, {seat.call: seat for seat in round_seats})
         # No flush needed: the server handles this connection's SUB before its later PUBs of the calls, so
         # the subscription is live before any caller can see a call, let alone answer it.
         sub = await self.nc.subscribe(subjects.seats_of_panel(plan.panel), cb=seats.on_msg)
         try:
             started = time.monotonic()
-            for failed in await self._queue_calls(plan, chairs, question):
+            for failed in await self._queue_calls(plan, round_seats, question):
                 seats.land(await self._record(failed))
             await self._wait(seats)
             error = no_answer_error(self.settings.seat_deadline_s)
@@ -240,13 +240,13 @@ class PanelRunner:
             seats.land_bytes(seats.inbox.get_nowait())
 
     async def _queue_calls(
-        self, plan: Plan, chairs: list[SeatPlan], question: Question
+        self, plan: Plan, round_seats: list[SeatPlan], question: Question
     ) -> list[SeatCompleted]:
-        """Publish one SeatCall per chair, then wait for the acks; returns errors for chairs not queued."""
+        """Publish one SeatCall per seat, then wait for the acks; returns errors for seats not queued."""
         deadline = time.time() + self.settings.seat_deadline_s
         pending: list[tuple[SeatPlan, asyncio.Future[PubAck]]] = []
         failed: list[SeatCompleted] = []
-        for seat in chairs:
+        for seat in round_seats:
             endpoint = self.config.endpoints.get(seat.endpoint)
             if endpoint is None:
                 why = f"endpoint '{seat.endpoint}' is not configured on this gateway"

@@ -12,7 +12,7 @@ from services.caller.outcome import CallOutcome, CallReport, Tally
 from services.caller.pacer import Admission
 from services.caller.paid_guard import PaidGuard, guard_refusal, is_held
 from services.caller.seat_events import cooldown_started, seat_completed
-from services.caller.upstream import Attempt, Upstream
+from services.caller.upstream import OpenTicket, Upstream
 from services.caller.wire import UpstreamRequest
 from shared.alerts import paid_key
 from shared.config_state import ConfigState
@@ -98,13 +98,13 @@ async def test_the_upstream_seam_neither_paces_nor_sends_a_held_call() -> None:
 
     request = UpstreamRequest(url="https://api.example.com/v1/chat/completions", headers={}, body={})
     tally = Tally()
-    outcome = await upstream.paced_attempt(seat_call(), request, tally, Attempt(), send)
+    outcome = await upstream.paced_attempt(seat_call(), request, tally, OpenTicket(), send)
     assert outcome.error.startswith(PREFIX) and "payment required" in outcome.error
     assert (pacer.admitted, sent, tally.attempts, tally.paced) == (0, [], 0, "refused")
 
     config.apply(allow("fast"), 99)  # folded while the caller runs: the next call goes out
     tally = Tally()
-    outcome = await upstream.paced_attempt(seat_call(), request, tally, Attempt(), send)
+    outcome = await upstream.paced_attempt(seat_call(), request, tally, OpenTicket(), send)
     assert (outcome.text, pacer.admitted, len(sent), tally.paced) == ("hi", 1, 1, "sent")
 
 

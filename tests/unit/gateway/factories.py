@@ -53,8 +53,8 @@ def seats(members: int = 2, explorers: int = 1, panel: str = PANEL) -> list[Seat
         )
         for i in range(1, members + 1)
     ]
-    chairs = [("explorer", "explorer"), ("explorer2", "explorer 2")]
-    for (suffix, label), i in zip(chairs, range(1, explorers + 1), strict=False):
+    explorer_seats = [("explorer", "explorer"), ("explorer2", "explorer 2")]
+    for (suffix, label), i in zip(explorer_seats, range(1, explorers + 1), strict=False):
         out.append(
             SeatPlan(
                 call=f"{panel}.{suffix}",

@@ -167,7 +167,7 @@ def test_explorers_too_small_for_the_request_are_not_picked() -> None:
     assert explorers(planned(config, ask(estimate=8000))) == ["small", "unknown"]
 
 
-def test_unfilled_chairs_stay_empty() -> None:
+def test_unfilled_explorer_seats_stay_empty() -> None:
     config = bench([model("m1"), model("x1")], collection("core", ["m1"]))
     draft = planned(config)
     assert explorers(draft) == ["x1"]
@@ -256,7 +256,7 @@ def test_a_nominee_sits_even_when_ad_hoc_too_small_or_of_another_role() -> None:
     assert explorers(planned(config, ask(nominees=("eyes",)))) == ["eyes", "small"]
 
 
-def test_nominees_beyond_the_chairs_or_already_members_are_ignored() -> None:
+def test_nominees_beyond_the_explorer_seats_or_already_members_are_ignored() -> None:
     config = bench([model("m1"), model("m2"), model("m3"), model("m4"), *POOL],
                    collection("core", ["m1", "m2", "m3", "m4"]))
     draft = planned(config, ask(nominees=("m2", "x3", "x3", "x5")))
