@@ -96,6 +96,16 @@ def collection_listing(config: ConfigState) -> str:
     return "Your collections:\n" + "\n".join(lines)
 
 
+def saved_collection(asked: str, config: ConfigState) -> CollectionSaved | PlanRefusal:
+    """The collection a request names (`bench/` or not), or a 404 listing the ones there are."""
+    name = asked.removeprefix("bench/")
+    col = config.collections.get(name)
+    if col is None:
+        message = f"no collection named 'bench/{name}'. {collection_listing(config)}"
+        return PlanRefusal(status=404, message=message)
+    return col
+
+
 def retired_on(record: RetiredModel) -> str:
     return f"retired from the bench on {as_utc(record.at):%Y-%m-%d}"
 
@@ -135,11 +145,10 @@ def retired_from(
 def plan_panel(
     request: PlanRequest, config: ConfigState, rotation: Rotation, now: datetime
 ) -> Draft | PlanRefusal:
-    name = request.collection.removeprefix("bench/")
-    col = config.collections.get(name)
-    if col is None:
-        message = f"no collection named 'bench/{name}'. {collection_listing(config)}"
-        return PlanRefusal(status=404, message=message)
+    col = saved_collection(request.collection, config)
+    if isinstance(col, PlanRefusal):
+        return col
+    name = col.name
     if col.shape and col.shape not in COLLECTION_SHAPES:
         message = f"collection '{name}' has shape '{col.shape}'; shapes are {', '.join(COLLECTION_SHAPES)}"
         return PlanRefusal(status=400, message=message)

@@ -21,9 +21,9 @@ from services.seater.planning import (
     TOKENS_PER_IMAGE,
     VISION_SPECIALIST,
     blind_why,
-    collection_listing,
     member_retired_why,
     retired_from,
+    saved_collection,
 )
 from services.seater.ranking import route_order
 from services.seater.rotation import Rotation
@@ -39,11 +39,10 @@ NO_TOOLS = "does not call tools"
 def seat_route(
     request: RouteRequest, config: ConfigState, rotation: Rotation, now: datetime, draw: Callable[[], float]
 ) -> RouteSeating | PlanRefusal:
-    name = request.collection.removeprefix("bench/")
-    col = config.collections.get(name)
-    if col is None:
-        message = f"no collection named 'bench/{name}'. {collection_listing(config)}"
-        return PlanRefusal(status=404, message=message)
+    col = saved_collection(request.collection, config)
+    if isinstance(col, PlanRefusal):
+        return col
+    name = col.name
     listed = list(dict.fromkeys(col.members))
     listed += [alias for alias, _ in retired_from(col, "members", config) if alias not in listed]
     if not listed:
