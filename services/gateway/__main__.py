@@ -25,7 +25,7 @@ def main() -> None:
     uvicorn.run(
         create_app(settings, login), host=settings.bind, port=settings.port, access_log=False,
         log_config=None,
-        timeout_graceful_shutdown=5, lifespan="on",
+        timeout_graceful_shutdown=max(1, round(settings.drain_s)), lifespan="on",
     )
 
 

@@ -31,6 +31,8 @@ from services.gateway.routes.generate import generation_endpoint
 from shared import bus, subjects
 from shared.bus_credentials import BusLogin
 from shared.config_state import ConfigState
+from shared.ops import Readiness
+from shared.runtime import report_mismatches, start_ops, watch_bus
 from shared.settings import GatewaySettings, instance_name
 
 log = structlog.get_logger("gateway")
@@ -41,12 +43,16 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        readiness = Readiness()
+        ops = await start_ops(settings, readiness)
         nc = await bus.connect(settings.nats_url, name, login)
+        watch_bus(nc, readiness)
         js = nc.jetstream()
-        await bus.provision(js, settings.replicas, owner=False)
+        report_mismatches(await bus.provision(js, settings.replicas, owner=False), readiness)
         config = ConfigState()
         projection = bus.Projection(js, subjects.CONFIG, config.apply, name="gateway-config")
         await projection.start()
+        readiness.add("config", lambda: bus.caught_up(projection))
         panels = PanelRunner(nc, config, settings, name)
         ctx = GatewayContext(
             settings=settings, instance=name, nc=nc, js=js, config=config, projection=projection,
@@ -62,6 +68,8 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
                 await mode.close()
             await projection.stop()
             await nc.drain()
+            if ops is not None:
+                await ops.stop()
 
     app = FastAPI(title="Benchwarmers gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.add_middleware(Guard, settings=settings)  # inside the access log, which records its refusals too

@@ -8,7 +8,9 @@ from nats.aio.client import Client as NATS
 
 from services.seater.route_rpc import RouteSeater
 from services.seater.service import Seater
+from shared.bus import caught_up
 from shared.logging import setup_logging
+from shared.ops import Readiness
 from shared.runtime import login_or_exit, run, serve
 from shared.settings import SeaterSettings, instance_name
 
@@ -17,10 +19,12 @@ def main() -> None:
     settings = SeaterSettings()
     setup_logging("seater", settings.log_level)
     instance = instance_name("seater")
+    readiness = Readiness()
 
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         seater = Seater(nc, instance)
         await seater.start()
+        readiness.add("fold", lambda: caught_up(seater.projection))
         ranker = await RouteSeater(seater.config, seater.rotation, seater.ready).serve(nc)
 
         async def stop() -> None:
@@ -29,7 +33,7 @@ def main() -> None:
 
         return stop
 
-    run(serve("seater", instance, settings, login_or_exit("seater", settings), start))
+    run(serve("seater", instance, settings, login_or_exit("seater", settings), start, readiness))
 
 
 if __name__ == "__main__":
