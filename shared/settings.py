@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+from typing import TypeVar
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.bus_credentials import BusLogin
@@ -19,6 +20,32 @@ from shared.bus_credentials import BusLogin
 
 def default_home() -> Path:
     return Path(user_data_dir("benchwarmers", appauthor=False))
+
+
+S = TypeVar("S", bound=BaseSettings)
+
+
+def settings_or_exit(kind: type[S], service: str) -> S:
+    """The process's settings, or an exit with one line naming the first setting at fault (its variable),
+    before anything starts."""
+    try:
+        return kind()
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else ""
+        raise SystemExit(f"{service}: {setting_name(kind, field)}: {error['msg']}") from None
+
+
+def setting_name(kind: type[BaseSettings], field: str) -> str:
+    """The environment variable a field is read from (its alias when it has one)."""
+    info = kind.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[-1])
+    if isinstance(alias, str):
+        return alias
+    prefix = str(kind.model_config.get("env_prefix", ""))
+    return f"{prefix}{field}".upper()
 
 
 def instance_name(service: str) -> str:

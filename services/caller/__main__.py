@@ -27,7 +27,7 @@ from shared.config_state import ConfigState
 from shared.logging import setup_logging
 from shared.ops import Readiness
 from shared.runtime import login_or_exit, run, serve
-from shared.settings import CallerSettings, instance_name
+from shared.settings import CallerSettings, instance_name, settings_or_exit
 
 
 async def start_caller(
@@ -69,7 +69,7 @@ async def start_caller(
 
 
 def main() -> None:
-    settings = CallerSettings()
+    settings = settings_or_exit(CallerSettings, "caller")
     setup_logging("caller", settings.log_level)
     instance = instance_name("caller")
     login = login_or_exit("caller", settings)

@@ -23,7 +23,7 @@ from shared.logging import setup_logging
 from shared.ops import Readiness
 from shared.runtime import login_or_exit, serve
 from shared.runtime import run as run_service
-from shared.settings import LedgerSettings, instance_name
+from shared.settings import LedgerSettings, instance_name, settings_or_exit
 
 
 async def run(settings: LedgerSettings, login: BusLogin) -> None:
@@ -71,7 +71,7 @@ async def rebuild_offline(settings: LedgerSettings, login: BusLogin) -> dict[str
 
 
 def main(argv: list[str]) -> int:
-    settings = LedgerSettings()
+    settings = settings_or_exit(LedgerSettings, "ledger")
     setup_logging("ledger", settings.log_level)
     if argv not in ([], ["rebuild"]):
         print("usage: python -m services.ledger [rebuild]", file=sys.stderr)

@@ -12,11 +12,11 @@ from shared.bus import caught_up
 from shared.logging import setup_logging
 from shared.ops import Readiness
 from shared.runtime import login_or_exit, run, serve
-from shared.settings import SeaterSettings, instance_name
+from shared.settings import SeaterSettings, instance_name, settings_or_exit
 
 
 def main() -> None:
-    settings = SeaterSettings()
+    settings = settings_or_exit(SeaterSettings, "seater")
     setup_logging("seater", settings.log_level)
     instance = instance_name("seater")
     readiness = Readiness()
