@@ -235,12 +235,13 @@ def tend(name: str, proc: subprocess.Popen[bytes] | None, backoff: Restarts, lau
         launch()
         backoff.started(now)
         return [f"{name}: started it again{where}"]
-    if proc is None or proc.poll() is None:
+    code = None if proc is None else proc.poll()
+    if code is None:
         return []
     pause = backoff.died(now)
     if pause:
-        return [f"{name} (exit {proc.returncode}) died again soon after its start; starting it again in "
-                f"{pause:g}s (its log: {log})"]
+        return [f"{name} (exit {code}) died again soon after its start; starting it again in {pause:g}s "
+                f"(its log: {log})"]
     launch()
     backoff.started(now)
-    return [f"{name} (exit {proc.returncode}) died; restarted it{where} (its log: {log})"]
+    return [f"{name} (exit {code}) died; restarted it{where} (its log: {log})"]
