@@ -12,6 +12,14 @@ import pytest
 from cli import data_lock
 
 ROOT = Path(__file__).resolve().parents[3]
+HOLDER = """
+import sys, time
+from pathlib import Path
+from cli import data_lock
+with data_lock.held(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(60)
+"""
 
 
 def test_a_held_folder_names_its_holder_and_is_free_again_after(tmp_path: Path) -> None:
@@ -28,11 +36,8 @@ def test_a_held_folder_names_its_holder_and_is_free_again_after(tmp_path: Path) 
 
 
 def test_the_file_of_a_killed_holder_blocks_nothing(tmp_path: Path) -> None:
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from pathlib import Path; from cli import data_lock\n"
-         "with data_lock.held(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)", str(tmp_path)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], cwd=ROOT, stdout=subprocess.PIPE,
+                              text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         found = data_lock.holder(tmp_path)
