@@ -12,9 +12,11 @@ import asyncio
 import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -108,6 +110,8 @@ class Stack:
                                    tls=self.tls, die_with_parent=True).start()
             self.nats_backoff.started(time.monotonic())
             self.nats_url = self.nats.url
+        else:
+            nats_answers(self.nats_url)
         for role in (SUPERVISOR, *(service for service in SERVICES if self.replicas.get(service, 1))):
             self.login(role)  # a missing or unreadable seed stops the start here, before any service runs
         base_env = dict(os.environ)
@@ -162,7 +166,11 @@ class Stack:
     async def _wait_bus_services(self, end: float) -> None:
         """Until every replica of every bus service has answered a health ping (each names its instance)."""
         assert self.nats_url
-        nc = await bus.connect(self.nats_url, "bench-up", self.login(SUPERVISOR))
+        try:
+            nc = await asyncio.wait_for(bus.connect(self.nats_url, "bench-up", self.login(SUPERVISOR)),
+                                        max(1.0, end - time.monotonic()))
+        except TimeoutError:
+            raise RuntimeError(f"NATS at {self.nats_url} took no connection in time") from None
         try:
             for service in SERVICES:
                 wanted = self.replicas.get(service, 1)
@@ -212,6 +220,20 @@ class Stack:
             child.stop()
         if self.nats is not None:
             self.nats.stop()
+
+
+def nats_answers(url: str, timeout: float = 3.0) -> None:
+    """An external NATS must at least take a TCP connection before anything starts (services would wait on
+    it forever); raises `RuntimeError` naming NATS_URL otherwise."""
+    problems = []
+    for server in url.split(","):
+        parts = urllib.parse.urlsplit(server.strip() if "://" in server else f"nats://{server.strip()}")
+        try:
+            with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 4222), timeout):
+                return
+        except (OSError, ValueError) as exc:
+            problems.append(f"{parts.hostname}:{parts.port or 4222}: {getattr(exc, 'strerror', None) or exc}")
+    raise RuntimeError(f"NATS_URL {url}: nothing answers ({'; '.join(problems)})")
 
 
 class ChildExited(RuntimeError):
