@@ -198,6 +198,7 @@ def test_kill_9_of_bench_up_leaves_no_process_and_the_next_starts_clean(ups: Ben
     while any(running(pid) for pid in stack) and time.monotonic() < end:
         time.sleep(0.05)
     assert [cmd for pid, cmd in stack.items() if running(pid)] == []
+    assert not health_ok(ups.url)
 
     again, again_log = ups.start()
     ups.ready(again, again_log)
@@ -247,3 +248,13 @@ def test_a_taken_port_stops_bench_up_before_anything_starts(ups: BenchUps) -> No
     assert refused.stderr.splitlines() == [
         f"bench: BENCH_PORT {ups.port} is taken by another program; pick a free BENCH_PORT"]
     assert not (ups.home / "logs").exists() and not (ups.home / "nats").exists()
+
+
+def test_an_external_nats_that_takes_no_connection_stops_bench_up_before_any_service(ups: BenchUps) -> None:
+    nowhere = f"nats://127.0.0.1:{free_port()}"
+    refused = ups.run("up", NATS_URL=nowhere)
+    assert refused.returncode == 1
+    failures = [line for line in refused.stderr.splitlines() if line.startswith("bench:")]
+    assert failures == [f"bench: the stack failed: NATS_URL {nowhere}: nothing answers "
+                        f"(127.0.0.1:{nowhere.rsplit(':', 1)[1]}: Connection refused)"]
+    assert not list((ups.home / "logs").glob("*.log"))
