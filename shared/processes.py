@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -26,6 +27,8 @@ def die_with_us() -> Callable[[], None] | None:
     It runs in the forked child before `exec` and survives it, so it holds for the program that actually
     runs. libc is looked up here, before the fork. A parent that died between fork and `prctl` would never
     send the signal: the child sees it has been re-parented and leaves at once."""
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("spawn a child tied to its parent from the main thread: it dies with this one")
     if not sys.platform.startswith("linux"):
         return None
     prctl = ctypes.CDLL(None, use_errno=True).prctl

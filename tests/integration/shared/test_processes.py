@@ -1,4 +1,5 @@
-"""A child spawned with `die_with_parent` ends when its parent is killed with SIGKILL (no orphan)."""
+"""A child spawned with `die_with_parent` ends when its parent is killed with SIGKILL (no orphan), and is spawned
+from the main thread only."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
+
+from shared import processes
 
 ROOT = Path(__file__).resolve().parents[3]
 PARENT = """
@@ -45,3 +49,19 @@ def test_a_child_dies_with_its_killed_parent() -> None:
     finally:
         if running(child):
             os.kill(child, signal.SIGKILL)
+
+
+def test_a_tied_child_is_refused_from_another_thread() -> None:
+    """Linux ties the signal to the forking thread: a child spawned from a worker thread would die with it."""
+    failure: list[BaseException] = []
+
+    def spawn() -> None:
+        try:
+            processes.spawn([sys.executable, "-c", "pass"], die_with_parent=True)
+        except RuntimeError as exc:
+            failure.append(exc)
+
+    worker = threading.Thread(target=spawn)
+    worker.start()
+    worker.join(10)
+    assert len(failure) == 1 and "main thread" in str(failure[0])
