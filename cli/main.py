@@ -133,3 +133,7 @@ app.add_typer(bus.app, name="bus")
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()
