@@ -1,5 +1,5 @@
-"""A child spawned with `die_with_parent` ends when its parent is killed with SIGKILL (no orphan), and is spawned
-from the main thread only."""
+"""A child spawned with `die_with_parent` ends when its parent is killed with SIGKILL (no orphan), and is
+spawned from the main thread only."""
 
 from __future__ import annotations
 
