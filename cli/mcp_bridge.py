@@ -1,0 +1,116 @@
+"""`bench mcp`: the MCP server on stdio (MCP-1 a), a thin client of a running gateway.
+
+It answers `initialize`, `ping` and `tools/list` itself (the contract is `shared.mcp_tools`), and forwards
+each `tools/call` to the gateway's Streamable HTTP endpoint (`<BENCHWARMERS_URL>/mcp`, the gateway key as
+Bearer) with the official SDK's client, relaying the gateway's progress notifications as they come. Calls run
+concurrently, so a ping is answered while a panel runs. `pending_verdicts` reads the transcript here, on the
+agent's machine, and sends the gateway only the call ids. Nothing but protocol messages goes to stdout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+import mcp_types as types
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from shared.mcp_tools import INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, TOOL_NAMES, TOOLS
+from shared.transcripts import transcript_calls
+from shared.version import package_version
+
+CONNECT_S = 30.0
+
+
+@dataclass(frozen=True)
+class Gateway:
+    url: str  # the root, without /v1
+    key: str | None
+    timeout_s: float = 900.0
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[ClientSession]:
+        headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
+        timeout = httpx2.Timeout(CONNECT_S, read=self.timeout_s)
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
+            streamable_http_client(f"{self.url}/mcp", http_client=http) as (read, write),
+            ClientSession(read, write, read_timeout_seconds=self.timeout_s) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+def text_result(text: str, is_error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=is_error)
+
+
+def local_pending(args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`pending_verdicts` with the transcript read here: the gateway gets the call ids, never a path. None
+    when there is nothing to ask (no transcript, or no call id in it)."""
+    if "calls" in args:
+        return dict(args)
+    calls = transcript_calls(str(args.get("transcript") or ""))
+    if not calls:
+        return None
+    return {"session": args.get("session"), "active": args.get("active"), "calls": calls}
+
+
+def unreachable(url: str, exc: BaseException) -> str:
+    """Why the gateway could not be asked, in words an agent can act on (never the key)."""
+    inner: BaseException = exc
+    while isinstance(inner, BaseExceptionGroup) and inner.exceptions:
+        inner = inner.exceptions[0]
+    return (f"Benchwarmers: no gateway answered at {url}/mcp ({type(inner).__name__}: {str(inner)[:300]}). "
+            "Is it running (`bench up`), and are BENCHWARMERS_URL and BENCHWARMERS_KEY right?")
+
+
+async def forward(gateway: Gateway, name: str, args: Mapping[str, Any],
+                  progress: Any = None) -> types.CallToolResult:
+    """One tool call on the gateway; a gateway that cannot be reached is an `isError` result."""
+    if name == "pending_verdicts":
+        asked = local_pending(args)
+        if asked is None:
+            return text_result("")
+        args = asked
+    try:
+        async with gateway.session() as session:
+            return await session.call_tool(name, dict(args), progress_callback=progress)
+    except MCPError:
+        raise
+    except Exception as exc:
+        return text_result(unreachable(gateway.url, exc), is_error=True)
+
+
+def stdio_server_for(gateway: Gateway) -> Server[Any]:
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                         ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool.model_validate(tool) for tool in TOOLS])
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+                        ) -> types.CallToolResult:
+        if params.name not in TOOL_NAMES:
+            known = ", ".join(TOOL_NAMES)
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; the tools are {known}")
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            await ctx.session.report_progress(done, total, message)
+
+        return await forward(gateway, params.name, params.arguments or {}, progress)
+
+    return Server(SERVER_NAME, version=package_version(), title=SERVER_TITLE, instructions=INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_stdio(gateway: Gateway) -> None:
+    server = stdio_server_for(gateway)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
