@@ -309,3 +309,79 @@ def test_a_transcript_that_is_not_a_jsonl_file_is_not_read(rig: Rig, tmp_path: P
     for path in (str(secret), str(link), str(tmp_path), "/etc/passwd", "relative.jsonl"):
         reply = run(hook(path))
         assert not reply.is_error and texts(reply) == [""], path
+
+
+# ---------------------------------------------------------------- A-75: the HTTP transport itself
+
+BOTH = {"accept": "application/json, text/event-stream"}
+
+
+def post(rig: Rig, body: Any, replica: int = 0, key: str | None = "", **headers: str) -> httpx.Response:
+    auth = {"authorization": f"Bearer {key or rig.key}"} if key is not None else {}
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return httpx.post(f"{rig.urls[replica]}/mcp", content=content, timeout=30,
+                      headers={"content-type": "application/json", **BOTH, **auth, **headers})
+
+
+def sse_message(reply: httpx.Response) -> dict[str, Any]:
+    """The JSON-RPC message an SSE reply ends with."""
+    datas = [line[5:].strip() for line in reply.text.splitlines() if line.startswith("data:")]
+    message: dict[str, Any] = json.loads([d for d in datas if d][-1])
+    return message
+
+
+@pytest.mark.parametrize("replica", [0, 1])
+def test_a75_notifications_gets_and_bad_json_on_every_replica(rig: Rig, replica: int) -> None:
+    note = post(rig, {"jsonrpc": "2.0", "method": "notifications/initialized"}, replica)
+    assert (note.status_code, note.content) == (202, b"")
+    for path in ("/mcp", "/v1/mcp"):
+        got = httpx.get(rig.urls[replica] + path, headers={"authorization": f"Bearer {rig.key}"})
+        assert got.status_code == 405 and got.headers["allow"] == "POST", got.text
+        assert got.json()["error"]["message"]
+    bad = post(rig, b"{not json", replica)
+    assert bad.status_code == 400
+    assert bad.json()["jsonrpc"] == "2.0" and bad.json()["id"] is None
+    assert bad.json()["error"]["code"] == types.PARSE_ERROR
+
+
+def test_a75_the_guard_and_the_keys_hold_on_mcp(rig: Rig) -> None:
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    assert post(rig, listing, key=None).status_code == 401
+    assert post(rig, listing, key="bwk_" + "x" * 43).status_code == 401
+    assert post(rig, listing, host="evil.example").status_code == 403
+    assert post(rig, listing, origin="https://evil.example").status_code == 403
+    assert post(rig, listing, **{"content-type": "text/plain"}).status_code == 415
+    ok = post(rig, listing, replica=1)
+    assert ok.status_code == 200 and len(sse_message(ok)["result"]["tools"]) == 4
+
+
+def test_a75_a_client_without_event_streams_gets_plain_json(rig: Rig) -> None:
+    reply = post(rig, {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}, accept="application/json")
+    assert reply.status_code == 200 and reply.headers["content-type"].startswith("application/json")
+    assert reply.json()["id"] == 7 and len(reply.json()["result"]["tools"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"jsonrpc": "2.0", "id": 1, "method": "no/such/method"}, types.METHOD_NOT_FOUND),
+        ({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "nope"}},
+         types.INVALID_PARAMS),
+        ({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask", "arguments": 5}},
+         types.INVALID_PARAMS),
+    ],
+)
+def test_protocol_faults_are_the_protocols_own_errors(rig: Rig, body: dict[str, Any], code: int) -> None:
+    reply = post(rig, body)
+    assert reply.status_code == 200, reply.text
+    assert sse_message(reply)["error"]["code"] == code
+
+
+@pytest.mark.parametrize("body", [
+    [1, 2], {"jsonrpc": "1.0", "id": 1, "method": "ping"}, {"id": 1}, "hi", 5,
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": [1, 2]},  # params not an object
+])
+def test_malformed_json_rpc_is_a_400_never_a_500(rig: Rig, body: Any) -> None:
+    reply = post(rig, body)
+    assert reply.status_code == 400, reply.text
+    assert reply.json()["error"]["code"] in (types.INVALID_REQUEST, types.INVALID_PARAMS)
