@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from shared.mcp_tools import INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, TOOL_NAMES, TOOLS
@@ -74,7 +75,7 @@ def unreachable(url: str, exc: BaseException) -> str:
 
 
 async def forward(gateway: Gateway, name: str, args: Mapping[str, Any],
-                  progress: Any = None) -> types.CallToolResult:
+                  progress: ProgressFnT | None = None) -> types.CallToolResult:
     """One tool call on the gateway; a gateway that cannot be reached is an `isError` result."""
     if name == "pending_verdicts":
         asked = local_pending(args)
@@ -101,8 +102,8 @@ def stdio_server_for(gateway: Gateway) -> Server[Any]:
             known = ", ".join(TOOL_NAMES)
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}; the tools are {known}")
 
-        async def progress(done: float, total: float | None, message: str | None) -> None:
-            await ctx.session.report_progress(done, total, message)
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            await ctx.session.report_progress(progress, total, message)
 
         return await forward(gateway, params.name, params.arguments or {}, progress)
 

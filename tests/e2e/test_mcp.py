@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -88,7 +89,8 @@ def rig(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) -> Ite
         admin = httpx.Client(base_url=urls[0], headers={"authorization": f"Bearer {TOKEN}"}, timeout=60)
         provider.set_model("mcp-one", answer="mcp one says the bug is in parse()")
         provider.set_model("mcp-two", latency_ms=SLOW_MS, answer="mcp two says look at the cache")
-        bodies = [("/api/endpoint", {"name": "fake", "base": provider.base_url})]
+        endpoint = {"name": "fake", "base": provider.base_url}
+        bodies: list[tuple[str, dict[str, Any]]] = [("/api/endpoint", endpoint)]
         bodies += [("/api/models", {"served": m, "endpoint": "fake", "ad_hoc": True}) for m in MEMBERS]
         bodies += [("/api/collection", {"name": "mcp-core", "members": list(MEMBERS), "description": "two"}),
                    ("/api/collection", {"name": "mcp-other", "members": ["mcp-one"]})]
@@ -100,7 +102,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) -> Ite
 
 
 def run(coro: Awaitable[Any]) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, 120))  # type: ignore[arg-type]
+    return asyncio.run(asyncio.wait_for(coro, 120))
 
 
 def texts(result: types.CallToolResult) -> list[str]:
@@ -110,8 +112,8 @@ def texts(result: types.CallToolResult) -> list[str]:
 async def ask_with_progress(connect: Connect, **arguments: Any) -> tuple[types.CallToolResult, list[str]]:
     heard: list[str] = []
 
-    async def progress(done: float, total: float | None, message: str | None) -> None:
-        heard.append(f"{done:g}/{total:g} {message}")
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append(f"{progress:g}/{total or 0:g} {message}")
 
     async with connect() as session:
         await session.initialize()
@@ -350,7 +352,7 @@ def test_a75_the_guard_and_the_keys_hold_on_mcp(rig: Rig) -> None:
     assert post(rig, listing, key="bwk_" + "x" * 43).status_code == 401
     assert post(rig, listing, host="evil.example").status_code == 403
     assert post(rig, listing, origin="https://evil.example").status_code == 403
-    assert post(rig, listing, **{"content-type": "text/plain"}).status_code == 415
+    assert post(rig, listing, 0, "", **{"content-type": "text/plain"}).status_code == 415
     ok = post(rig, listing, replica=1)
     assert ok.status_code == 200 and len(sse_message(ok)["result"]["tools"]) == 4
 
@@ -385,3 +387,40 @@ def test_malformed_json_rpc_is_a_400_never_a_500(rig: Rig, body: Any) -> None:
     reply = post(rig, body)
     assert reply.status_code == 400, reply.text
     assert reply.json()["error"]["code"] in (types.INVALID_REQUEST, types.INVALID_PARAMS)
+
+
+def test_stdio_answers_a_ping_while_a_panel_runs(rig: Rig) -> None:
+    async def check() -> tuple[float, float]:
+        async with rig.stdio()() as session:
+            await session.initialize()
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            asked = {"collection": "mcp-core", "prompt": "ping?"}
+            asking = asyncio.ensure_future(session.call_tool("ask", asked))
+            await session.send_ping()
+            pinged = loop.time() - started
+            result = await asking
+            assert not result.is_error, texts(result)
+            return pinged, loop.time() - started
+
+    pinged, answered = run(check())
+    assert pinged < answered and answered >= SLOW_MS / 1000  # the ping did not wait for the slow seat
+
+
+def test_the_stop_hook_reminds_claude_code_once(rig: Rig, tmp_path: Path) -> None:
+    result, _ = run(ask_with_progress(rig.http(), collection="mcp-core", prompt="hook me"))
+    calls = seat_calls(result)
+    transcript = transcript_with(tmp_path / "hook.jsonl", calls)
+    hook_input = json.dumps({"session_id": "hooked", "transcript_path": transcript, "stop_hook_active": False,
+                             "hook_event_name": "Stop"})
+    env = {**os.environ, "BENCHWARMERS_URL": rig.urls[1], "BENCHWARMERS_KEY": rig.key}
+
+    def hook() -> str:
+        done = subprocess.run([sys.executable, "-m", "cli.main", "mcp", "stop-hook"], input=hook_input,
+                              capture_output=True, text=True, timeout=60, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first = json.loads(hook())
+    assert first["decision"] == "block" and all(call in first["reason"] for call in calls)
+    assert hook() == ""
