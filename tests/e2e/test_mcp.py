@@ -21,7 +21,7 @@ import httpx
 import httpx2
 import mcp_types as types
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
@@ -424,3 +424,30 @@ def test_the_stop_hook_reminds_claude_code_once(rig: Rig, tmp_path: Path) -> Non
     first = json.loads(hook())
     assert first["decision"] == "block" and all(call in first["reason"] for call in calls)
     assert hook() == ""
+
+
+def test_the_sdks_unified_client_on_its_newest_protocol(rig: Rig) -> None:
+    """`mcp.Client` probes `server/discover` first and speaks the 2026 per-request protocol when it can."""
+
+    async def check() -> tuple[str, str | None, list[str], types.CallToolResult, list[str]]:
+        heard: list[str] = []
+
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            heard.append(str(message))
+
+        headers = {"Authorization": f"Bearer {rig.key}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120)) as http,
+            Client(streamable_http_client(f"{rig.urls[1]}/mcp", http_client=http)) as client,
+        ):
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            result = await client.call_tool("ask", {"collection": "mcp-core", "prompt": "newest"},
+                                            progress_callback=progress)
+            return client.protocol_version, client.instructions, names, result, heard
+
+    version, instructions, names, result, heard = run(check())
+    assert names == list(TOOL_NAMES) and instructions and "verdict" in instructions
+    assert not result.is_error, texts(result)
+    assert len(texts(result)) == 2 and "mcp two says look at the cache" in texts(result)[0]
+    assert version == "2026-07-28"
+    assert heard[-1].startswith("2 of 2 seats answered: member1 (mcp-one, ok"), heard

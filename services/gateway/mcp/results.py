@@ -108,15 +108,20 @@ def ask_outcome(content: str, bench: Mapping[str, Any], merged: bool) -> Outcome
     return Outcome([content, f"{SEATS_HEADING}\n{seats}"])
 
 
+def seat_name(seat: SeatPlan) -> str:
+    """The seat as its call id ends: `member1`, `explorer2`, `merger`."""
+    return seat.call.rpartition(".")[2] or seat.seat
+
+
 def seated_message(seats: Sequence[SeatPlan], panel: str) -> str:
-    names = ", ".join(f"{seat.seat} ({seat.alias})" for seat in seats)
+    names = ", ".join(f"{seat_name(seat)} ({seat.alias})" for seat in seats)
     return f"panel {panel} asked {len(seats)} seat(s): {names}; waiting for their answers"
 
 
 def landed_message(landed: Sequence[tuple[SeatPlan, SeatCompleted]], total: int) -> str:
     """Which seats have answered so far, latest last: `2 of 3 seats answered: member1 (gpt-mini, ok 1.2s),
     …`."""
-    said = ", ".join(f"{seat.seat} ({seat.alias}, {done.status} {done.seconds:.1f}s)"
+    said = ", ".join(f"{seat_name(seat)} ({seat.alias}, {done.status} {done.seconds:.1f}s)"
                      for seat, done in landed)
     return f"{len(landed)} of {total} seats answered: {said}"
 

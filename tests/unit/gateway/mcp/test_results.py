@@ -93,10 +93,11 @@ def test_an_ask_result_is_the_reply_then_the_seats() -> None:
 def test_progress_says_which_seats_were_asked_and_which_have_answered() -> None:
     plan = f.plan(members=2, explorers=1)
     asked = seated_message(plan.seats, plan.panel)
-    assert plan.panel in asked and "3 seat(s)" in asked and "member (m1)" in asked
+    assert plan.panel in asked and "3 seat(s): member1 (m1), member2 (m2), explorer (x1);" in asked
     first, second = plan.seats[1], plan.seats[0]
     landed = [(first, f.done(first, seconds=0.5)), (second, f.done(second, status="error", seconds=2.0))]
-    assert landed_message(landed, 3) == "2 of 3 seats answered: member (m2, ok 0.5s), member (m1, error 2.0s)"
+    said = landed_message(landed, 3)
+    assert said == "2 of 3 seats answered: member2 (m2, ok 0.5s), member1 (m1, error 2.0s)"
 
 
 def test_refusals_and_verdicts_in_the_tools_words() -> None:
