@@ -15,7 +15,7 @@ from typing import Any
 
 from shared.transcripts import CALL_ID
 
-MAX_CALLS = 500
+MAX_CALLS = 500  # the latest seats a hook asks about: the ledger question stays small
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,15 @@ def pending_args(args: Mapping[str, Any]) -> PendingArgs | None:
         return None
     if isinstance(calls, list):
         ids = [c for c in calls if isinstance(c, str) and CALL_ID.fullmatch(c)]
-        return PendingArgs(session, "", list(dict.fromkeys(ids))[:MAX_CALLS])
+        return PendingArgs(session, "", latest(ids))
     if isinstance(transcript, str) and transcript:
         return PendingArgs(session, transcript, None)
     return None
+
+
+def latest(calls: Sequence[str]) -> list[str]:
+    """Each call once, at most the last MAX_CALLS mentioned."""
+    return list(dict.fromkeys(calls))[-MAX_CALLS:]
 
 
 def session_token(session: str) -> str:

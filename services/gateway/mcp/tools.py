@@ -19,7 +19,7 @@ from services.gateway.keys.admit import admit, caller_of, visible
 from services.gateway.ledger_api import verdict_request
 from services.gateway.listing import model_rows
 from services.gateway.mcp.memory import ReminderMemory
-from services.gateway.mcp.reminders import pending_args, reminder_output
+from services.gateway.mcp.reminders import latest, pending_args, reminder_output
 from services.gateway.mcp.results import (
     Outcome,
     ask_args,
@@ -103,7 +103,7 @@ async def pending_verdicts(request: Request, args: Mapping[str, Any], progress: 
         return Outcome([""])
     calls = pending.calls
     if calls is None:  # read here only what a Stop hook may read (`shared.transcripts`)
-        calls = await asyncio.to_thread(transcript_calls, pending.transcript)
+        calls = latest(await asyncio.to_thread(transcript_calls, pending.transcript))
     if not calls:
         return Outcome([""])
     ctx = context(request)

@@ -43,7 +43,7 @@ def test_a_transcript_or_call_ids_are_what_is_asked_about() -> None:
     assert given == PendingArgs("s", "", [CALL])
     many = [f"p20260101-120000-ab12.member{i}" for i in range(MAX_CALLS + 10)]
     capped = pending_args({"session": "s", "calls": many})
-    assert capped is not None and capped.calls == many[:MAX_CALLS]
+    assert capped is not None and capped.calls == many[-MAX_CALLS:]
 
 
 def test_the_memory_key_hides_the_session_and_is_kv_safe() -> None:
