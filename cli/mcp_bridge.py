@@ -9,6 +9,7 @@ agent's machine, and sends the gateway only the call ids. Nothing but protocol m
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -29,6 +30,33 @@ from shared.transcripts import transcript_calls
 from shared.version import package_version
 
 CONNECT_S = 30.0
+SHOWN_CHARS = 300
+
+
+@dataclass
+class Refusal:
+    """The gateway's last HTTP refusal (the guard's 401, 403, 429…), which the SDK reports only as an error
+    code: its status and its own words."""
+
+    status: int = 0
+    message: str = ""
+
+    async def hear(self, response: httpx2.Response) -> None:
+        if response.status_code >= 400:
+            await response.aread()
+            self.status, self.message = response.status_code, refusal_words(response.content)
+
+
+def refusal_words(raw: bytes) -> str:
+    """The message of an error body in any of the gateway's shapes, else its first characters."""
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text[:SHOWN_CHARS]
+    error = data.get("error") if isinstance(data, dict) else None
+    message = error.get("message") if isinstance(error, dict) else error
+    return str(message)[:SHOWN_CHARS] if message else text[:SHOWN_CHARS]
 
 
 @dataclass(frozen=True)
@@ -38,11 +66,12 @@ class Gateway:
     timeout_s: float = 900.0
 
     @asynccontextmanager
-    async def session(self) -> AsyncIterator[ClientSession]:
+    async def session(self, refusal: Refusal) -> AsyncIterator[ClientSession]:
         headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
         timeout = httpx2.Timeout(CONNECT_S, read=self.timeout_s)
+        hooks = {"response": [refusal.hear]}
         async with (
-            httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
+            httpx2.AsyncClient(headers=headers, timeout=timeout, event_hooks=hooks) as http,
             streamable_http_client(f"{self.url}/mcp", http_client=http) as (read, write),
             ClientSession(read, write, read_timeout_seconds=self.timeout_s) as session,
         ):
@@ -65,30 +94,41 @@ def local_pending(args: Mapping[str, Any]) -> dict[str, Any] | None:
     return {"session": args.get("session"), "active": args.get("active"), "calls": calls}
 
 
+def innermost(exc: BaseException) -> BaseException:
+    """The first real failure inside the SDK's task-group wrappings."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def unreachable(url: str, exc: BaseException) -> str:
     """Why the gateway could not be asked, in words an agent can act on (never the key)."""
-    inner: BaseException = exc
-    while isinstance(inner, BaseExceptionGroup) and inner.exceptions:
-        inner = inner.exceptions[0]
-    return (f"Benchwarmers: no gateway answered at {url}/mcp ({type(inner).__name__}: {str(inner)[:300]}). "
-            "Is it running (`bench up`), and are BENCHWARMERS_URL and BENCHWARMERS_KEY right?")
+    why = f"{type(exc).__name__}: {str(exc)[:SHOWN_CHARS]}"
+    return (f"Benchwarmers: no gateway answered at {url}/mcp ({why}). Is it running (`bench up`), and are "
+            "BENCHWARMERS_URL and BENCHWARMERS_KEY right?")
 
 
 async def forward(gateway: Gateway, name: str, args: Mapping[str, Any],
                   progress: ProgressFnT | None = None) -> types.CallToolResult:
-    """One tool call on the gateway; a gateway that cannot be reached is an `isError` result."""
+    """One tool call on the gateway. A refusal of the HTTP request (MCP-2's words) or a gateway that cannot
+    be reached is an `isError` result; the gateway's protocol errors pass through as they are."""
     if name == "pending_verdicts":
         asked = local_pending(args)
         if asked is None:
             return text_result("")
         args = asked
+    refusal = Refusal()
     try:
-        async with gateway.session() as session:
+        async with gateway.session(refusal) as session:
             return await session.call_tool(name, dict(args), progress_callback=progress)
-    except MCPError:
-        raise
     except Exception as exc:
-        return text_result(unreachable(gateway.url, exc), is_error=True)
+        failure = innermost(exc)
+        if refusal.status:
+            said = f"Benchwarmers refused POST /mcp ({refusal.status}): {refusal.message}"
+            return text_result(said, is_error=True)
+        if isinstance(failure, MCPError):
+            raise failure from None
+        return text_result(unreachable(gateway.url, failure), is_error=True)
 
 
 def stdio_server_for(gateway: Gateway) -> Server[Any]:

@@ -451,3 +451,15 @@ def test_the_sdks_unified_client_on_its_newest_protocol(rig: Rig) -> None:
     assert len(texts(result)) == 2 and "mcp two says look at the cache" in texts(result)[0]
     assert version == "2026-07-28"
     assert heard[-1].startswith("2 of 2 seats answered: member1 (mcp-one, ok"), heard
+
+
+def test_a_refused_key_on_stdio_is_an_is_error_result_saying_so(rig: Rig) -> None:
+    async def check() -> types.CallToolResult:
+        async with rig.stdio(key="bwk_" + "x" * 43)() as session:
+            await session.initialize()
+            return await session.call_tool("list_collections", {})
+
+    result = run(check())
+    assert result.is_error
+    (said,) = texts(result)
+    assert "401" in said and "unknown or revoked" in said and "bwk_" not in said, said

@@ -44,3 +44,4 @@ def test_the_plugin_says_what_install_writes() -> None:
     assert servers == {"benchwarmers": server_entry("bench")}
     hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
     assert hooks == {"Stop": [stop_hook("bench")]}
+
