@@ -93,7 +93,8 @@ def rig(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) -> Ite
         bodies: list[tuple[str, dict[str, Any]]] = [("/api/endpoint", endpoint)]
         bodies += [("/api/models", {"served": m, "endpoint": "fake", "ad_hoc": True}) for m in MEMBERS]
         bodies += [("/api/collection", {"name": "mcp-core", "members": list(MEMBERS), "description": "two"}),
-                   ("/api/collection", {"name": "mcp-other", "members": ["mcp-one"]})]
+                   ("/api/collection", {"name": "mcp-other", "members": ["mcp-one"]}),
+                   ("/api/collection", {"name": "mcp-route", "members": ["mcp-one"], "reply": "route"})]
         for path, body in bodies:
             assert admin.post(path, json=body).status_code == 200, (path, body)
         keys = [admin.post("/api/gateway-key", json=body).json()["key"]
@@ -165,6 +166,12 @@ def test_a74_a76_ask_answers_two_items_and_progress_names_the_seats_as_they_land
     assert len(landed) == len(seats["seats"]), heard
     assert "mcp-one" in landed[0] and "mcp-two" not in landed[0], heard
     assert "mcp-two" in landed[-1] and landed[-1].startswith(f"{len(landed)}/{len(landed)}"), heard
+
+
+def test_a_collection_saved_for_route_mode_is_asked_as_a_panel(rig: Rig) -> None:
+    result, heard = run(ask_with_progress(rig.http(), collection="bench/mcp-route", prompt="one opinion"))
+    assert not result.is_error, texts(result)
+    assert "mcp one says" in texts(result)[0] and len(heard) == 2  # seated, then the one seat landed
 
 
 def test_merged_ask_keeps_each_answer_in_the_seats(rig: Rig) -> None:
