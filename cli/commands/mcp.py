@@ -21,11 +21,7 @@ from cli.session import session
 if TYPE_CHECKING:
     from cli.mcp_bridge import Gateway
 
-app = typer.Typer(
-    help="MCP for agents: `bench mcp` serves the tools on stdio (a client of BENCHWARMERS_URL with "
-         "BENCHWARMERS_KEY).",
-    invoke_without_command=True, rich_markup_mode=None, pretty_exceptions_enable=False,
-)
+app = typer.Typer(invoke_without_command=True, rich_markup_mode=None, pretty_exceptions_enable=False)
 
 
 def gateway(ctx: typer.Context) -> Gateway:
@@ -37,12 +33,13 @@ def gateway(ctx: typer.Context) -> Gateway:
 
 @app.callback()
 def mcp(ctx: typer.Context) -> None:
-    """Serve MCP on stdio: list_collections, ask, verdict, pending_verdicts, each a call to the gateway.
+    """MCP for agents on stdio: list_collections, ask, verdict, pending_verdicts, each a call to the gateway
+    at BENCHWARMERS_URL with BENCHWARMERS_KEY. `bench mcp install` sets Claude Code up in a project.
 
-    Example (Claude Code):
+    Example:
 
     \b
-      claude mcp add benchwarmers -- bench mcp
+      claude mcp add benchwarmers -- bench mcp     # Claude Code starts it
     """
     if ctx.invoked_subcommand is None:
         from cli.mcp_bridge import serve_stdio
@@ -53,7 +50,13 @@ def mcp(ctx: typer.Context) -> None:
 @app.command("stop-hook")
 def stop_hook(ctx: typer.Context) -> None:
     """Claude Code's Stop hook: reads the hook's JSON on stdin and, when seats of this session still wait for
-    a verdict, asks Claude to send them (once per seat). Never fails the agent: problems go to stderr."""
+    a verdict, asks Claude to send them (once per seat). Never fails the agent: problems go to stderr.
+
+    Example:
+
+    \b
+      echo '{"session_id": "s1", "transcript_path": "/tmp/s1.jsonl"}' | bench mcp stop-hook
+    """
     from cli.mcp_bridge import forward
 
     arguments = hook_arguments(sys.stdin.read())
