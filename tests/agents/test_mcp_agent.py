@@ -1,6 +1,7 @@
-"""Real Claude Code asks the bench over MCP (issue 17, MCP-1..MCP-3): `bench mcp` given with `--mcp-config`,
-the Stop hook (`bench mcp stop-hook`) in the project's settings as `bench mcp install` writes it, and the
-scripted upstream as its model through route mode. The script calls `ask`, then `verdict` for each seat;
+"""Real Claude Code asks the bench over MCP (issue 17, MCP-1..MCP-3): `bench mcp` given with `--mcp-config`
+and the Stop hook (`bench mcp stop-hook`) in the project's settings as `bench mcp install` writes them, or
+both from the repository's plugin (`--plugin-dir plugin`); the scripted upstream is its model through route
+mode. The script calls `ask`, then `verdict` for each seat;
 told not to judge, it stops after `ask`, and only the Stop hook's reminder brings it back to judge."""
 
 from __future__ import annotations
@@ -41,6 +42,21 @@ def with_bench(gateway: str, folder: Path, task: str) -> Run:
     return Run(argv, env, plain.cwd)
 
 
+def with_plugin(gateway: str, folder: Path, task: str) -> Run:
+    """Claude Code with the repository's plugin (`plugin/`), its `bench` being this checkout's CLI."""
+    plain = claude_code(gateway, folder, task)
+    shims = folder / "bin"
+    shims.mkdir()
+    bench = shims / "bench"
+    bench.write_text(f'#!/bin/sh\nexec {sys.executable} -m cli.main "$@"\n')
+    bench.chmod(0o755)
+    env = {**plain.env, "PYTHONPATH": str(ROOT), "BENCHWARMERS_URL": gateway,
+           "PATH": f"{shims}:{plain.env['PATH']}"}
+    argv = [plain.argv[0], "-p", task, "--plugin-dir", str(ROOT / "plugin"), "--allowedTools",
+            "mcp__plugin_benchwarmers_benchwarmers"]
+    return Run(argv, env, plain.cwd)
+
+
 def explain(done: Finished, seen: list[dict[str, Any]], gateway: Gateway) -> str:
     lines = [f"exit {done.returncode}", f"--- stdout\n{done.stdout[-3000:]}",
              f"--- stderr\n{done.stderr[-3000:]}", "--- upstream saw"]
@@ -73,16 +89,21 @@ def user_texts(seen: list[dict[str, Any]]) -> list[str]:
             for m in r["body"].get("messages") or [] if m.get("role") == "user"]
 
 
-@pytest.mark.parametrize("forgetful", [False, True], ids=["judges-at-once", "reminded-by-the-stop-hook"])
+@pytest.mark.parametrize(
+    ("setup", "forgetful"),
+    [(with_bench, False), (with_bench, True), (with_plugin, True)],
+    ids=["judges-at-once", "reminded-by-the-stop-hook", "the-plugin-reminds-too"],
+)
 def test_claude_code_asks_the_bench_and_sends_a_verdict_per_seat(
-    forgetful: bool, agent_clis: None, upstream: ScriptedUpstream, gateway: Gateway, tmp_path: Path
+    setup: Any, forgetful: bool, agent_clis: None, upstream: ScriptedUpstream, gateway: Gateway,
+    tmp_path: Path,
 ) -> None:
     task = f"Ask the bench collection `{COLLECTION}` whether the sky is blue, then check each seat's answer."
     if forgetful:
         task += " Answer without judging."
     before = len(upstream.requests())
 
-    done = execute(with_bench(gateway.url, tmp_path, task), timeout=AGENT_TIMEOUT_S)
+    done = execute(setup(gateway.url, tmp_path, task), timeout=AGENT_TIMEOUT_S)
 
     seen = upstream.requests()[before:]
     why = explain(done, seen, gateway)

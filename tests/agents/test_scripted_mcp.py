@@ -56,6 +56,16 @@ def test_one_verdict_per_seat_then_the_end() -> None:
     assert turn(history) == {"text": "FINAL: asked 2 seat(s), judged 2"}
 
 
+def test_a_plugins_tool_names_are_found_too() -> None:
+    server = "mcp__plugin_benchwarmers_benchwarmers"
+    ask, verdict = f"{server}__ask", f"{server}__verdict"
+    asked = turn([{"role": "user", "content": TASK}], [tool(ask), tool(verdict)])
+    assert asked is not None and asked["tool"] == ask
+    history = [{"role": "user", "content": TASK}, *called(ask, {}, f"Seats: {ONE}")]
+    judged = turn(history, [tool(ask), tool(verdict)])
+    assert judged is not None and judged["tool"] == verdict
+
+
 def test_told_not_to_judge_it_judges_only_what_a_reminder_names() -> None:
     history = [{"role": "user", "content": TASK + " Answer without judging."},
                *called(ASK_TOOL, {}, f"Seats: {ONE} {TWO}")]

@@ -19,6 +19,7 @@ from typing import Any
 from shared.transcripts import call_ids
 
 WAIT_TOOL = "WaitForMcpServers"
+# Claude Code names a server's tools `mcp__<server>__<tool>`; a plugin's server is `plugin_<plugin>_<server>`.
 ASK_TOOL = "mcp__benchwarmers__ask"
 VERDICT_TOOL = "mcp__benchwarmers__verdict"
 TASK_RE = re.compile(r"Ask the bench collection `([^`]+)`")
@@ -38,6 +39,12 @@ def text_of(content: Any) -> str:
 
 def tool_names(tools: list[dict[str, Any]]) -> set[str]:
     return {str((t.get("function") or {}).get("name")) for t in tools}
+
+
+def bench_tool(names: set[str] | list[str], tool: str) -> str | None:
+    """The agent's name for one of the benchwarmers tools, however its server was registered."""
+    return next((n for n in sorted(names) if n.startswith("mcp__") and "benchwarmers" in n
+                 and n.endswith(f"__{tool}")), None)
 
 
 def simplest(schema: dict[str, Any]) -> Any:
@@ -93,16 +100,17 @@ def mcp_turn(body: dict[str, Any]) -> dict[str, str] | None:
     if task is None:
         return None
     offered = tool_names(tools)
-    if ASK_TOOL not in offered:
+    ask_tool, verdict_tool = bench_tool(offered, "ask"), bench_tool(offered, "verdict")
+    if ask_tool is None or verdict_tool is None:
         return {"tool": WAIT_TOOL, "arguments": wait_arguments(tools)} if WAIT_TOOL in offered else None
     collection, forgetful = task
     made = calls_made(messages)
-    if not any(name == ASK_TOOL for name, _ in made):
-        return {"tool": ASK_TOOL, "arguments": json.dumps({"collection": collection, "prompt": QUESTION})}
+    if not any(name == ask_tool for name, _ in made):
+        return {"tool": ask_tool, "arguments": json.dumps({"collection": collection, "prompt": QUESTION})}
     seats = call_ids("\n".join(text_of(m.get("content")) for m in messages if m.get("role") == "tool"))
-    judged = {args.get("call") for name, args in made if name == VERDICT_TOOL}
+    judged = {args.get("call") for name, args in made if name == verdict_tool}
     owed = [call for call in (reminded(messages) if forgetful else seats) if call not in judged]
     if owed:
         verdict = {"call": owed[0], "useful": True, "note": NOTE, "real": ["the sky is blue"]}
-        return {"tool": VERDICT_TOOL, "arguments": json.dumps(verdict)}
+        return {"tool": verdict_tool, "arguments": json.dumps(verdict)}
     return {"text": f"FINAL: asked {len(seats)} seat(s), judged {len(judged)}"}
