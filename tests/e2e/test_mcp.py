@@ -34,6 +34,7 @@ from tests.fakes.provider import FakeProvider
 TOKEN = "admin-token-for-mcp-0123"
 MEMBERS = ("mcp-one", "mcp-two")
 SLOW_MS = 1200
+KEEPALIVE_S = 0.4  # a waiting notification every 0.4 s without news: two or more while the slow seat thinks
 
 Connect = Callable[[], AbstractAsyncContextManager[ClientSession]]
 
@@ -82,7 +83,7 @@ async def stdio_session(url: str, key: str, home: Path) -> AsyncIterator[ClientS
 def rig(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) -> Iterator[Rig]:
     home = tmp_path_factory.mktemp("mcp")
     stack = Stack(home=home, port=free_port(), replicas={"gateway": 2},
-                  extra_env={"BENCHWARMERS_ADMIN_TOKEN": TOKEN,
+                  extra_env={"BENCHWARMERS_ADMIN_TOKEN": TOKEN, "BENCH_KEEPALIVE_S": str(KEEPALIVE_S),
                              "BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key"})
     with running(stack):
         urls = [f"http://127.0.0.1:{port}" for port in stack.gateway_ports]
@@ -162,16 +163,23 @@ def test_a74_a76_ask_answers_two_items_and_progress_names_the_seats_as_they_land
     assert all("answer" not in s for s in seats["seats"])  # the reply carries them
     # Progress: seated first, then each seat by name as it lands; the slow one last.
     assert heard[0].startswith("0/") and "waiting for their answers" in heard[0], heard
-    landed = heard[1:]
+    landed = [said for said in heard[1:] if "still waiting for" not in said]
     assert len(landed) == len(seats["seats"]), heard
     assert "mcp-one" in landed[0] and "mcp-two" not in landed[0], heard
     assert "mcp-two" in landed[-1] and landed[-1].startswith(f"{len(landed)}/{len(landed)}"), heard
+    # Between landings (at least 1.2 s, split in two by the quick seat: one gap is over 0.4 s), keep-alive
+    # notifications name the seats still awaited, the slow one among them; progress only ever rises.
+    waiting = [said for said in heard[1:] if "still waiting for" in said]
+    assert waiting and all("mcp-two" in said.split("still waiting for")[1] for said in waiting), heard
+    values = [float(said.split("/")[0]) for said in heard]
+    assert values == sorted(values) and len(set(values)) == len(values), heard
 
 
 def test_a_collection_saved_for_route_mode_is_asked_as_a_panel(rig: Rig) -> None:
     result, heard = run(ask_with_progress(rig.http(), collection="bench/mcp-route", prompt="one opinion"))
     assert not result.is_error, texts(result)
-    assert "mcp one says" in texts(result)[0] and len(heard) == 2  # seated, then the one seat landed
+    assert "mcp one says" in texts(result)[0]
+    assert [said.split("/")[0] for said in heard if "still waiting for" not in said] == ["0", "1"], heard
 
 
 def test_merged_ask_keeps_each_answer_in_the_seats(rig: Rig) -> None:
@@ -458,6 +466,7 @@ def test_the_sdks_unified_client_on_its_newest_protocol(rig: Rig) -> None:
     assert len(texts(result)) == 2 and "mcp two says look at the cache" in texts(result)[0]
     assert version == "2026-07-28"
     assert heard[-1].startswith("2 of 2 seats answered: member1 (mcp-one, ok"), heard
+    assert any("waiting for member2 (mcp-two)" in said for said in heard), heard
 
 
 def test_a_refused_key_on_stdio_is_an_is_error_result_saying_so(rig: Rig) -> None:

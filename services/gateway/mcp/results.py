@@ -126,6 +126,18 @@ def landed_message(landed: Sequence[tuple[SeatPlan, SeatCompleted]], total: int)
     return f"{len(landed)} of {total} seats answered: {said}"
 
 
+def waiting_message(waiting: Sequence[SeatPlan], total: int, seconds: float) -> str:
+    """Between landings (every keep-alive period): who the panel still waits for."""
+    names = ", ".join(f"{seat_name(seat)} ({seat.alias})" for seat in waiting)
+    return f"{total - len(waiting)} of {total} seats answered after {seconds:.0f}s; still waiting for {names}"
+
+
+def tick_progress(landed: int, ticks: int) -> float:
+    """A waiting notification's progress: above the seats landed, below the next landing, and higher at each
+    tick (MCP progress must increase)."""
+    return landed + 1 - 0.5**ticks
+
+
 def verdict_text(call: str, useful: bool, real: Sequence[str] | None, false: Sequence[str] | None) -> str:
     word = "useful" if useful else "not useful"
     return f"Recorded {call}: {word}, {len(real or [])} real, {len(false or [])} false."

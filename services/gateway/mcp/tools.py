@@ -6,7 +6,7 @@ becomes an `isError` result in MCP-2's words."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -29,10 +29,13 @@ from services.gateway.mcp.results import (
     landed_message,
     refused,
     seated_message,
+    tick_progress,
     verdict_text,
+    waiting_message,
 )
 from services.gateway.panel.present import PRESENTERS
-from services.gateway.panel.progress import Failed, Finished, Landed, Seated
+from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
+from services.gateway.panel.runner import PanelRun
 from shared import subjects
 from shared.commands import PendingReply, PendingRequest, VerdictReply
 from shared.events import SeatCompleted, SeatPlan
@@ -64,15 +67,23 @@ async def ask(request: Request, args: Mapping[str, Any], progress: Progress) -> 
         resolved = replace(resolved, mode="all")
     presenter = PRESENTERS[resolved.panel_mode]()
     run = ctx.panels.start(canonical, resolved)
+    seats: list[SeatPlan] = []
     landed: list[tuple[SeatPlan, SeatCompleted]] = []
-    total = 0
-    async for update in run.updates():
-        if isinstance(update, Seated):
-            total = len(update.plan.seats)
-            await tell(progress, 0, total, seated_message(update.plan.seats, update.plan.panel))
+    ticks, started = 0, asyncio.get_running_loop().time()
+    async for update in ticking(run, ctx.settings.keepalive_s):
+        if update is None:  # a keep-alive period without news: say who is still awaited
+            ticks += 1
+            waiting = [seat for seat in seats if seat.call not in {s.call for s, _ in landed}]
+            elapsed = asyncio.get_running_loop().time() - started
+            await tell(progress, tick_progress(len(landed), ticks), len(seats),
+                       waiting_message(waiting, len(seats), elapsed))
+        elif isinstance(update, Seated):
+            seats = list(update.plan.seats)
+            await tell(progress, 0, len(seats), seated_message(seats, update.plan.panel))
         elif isinstance(update, Landed):
             landed.append((update.seat, update.done))
-            await tell(progress, len(landed), total, landed_message(landed, total))
+            ticks = 0
+            await tell(progress, len(landed), len(seats), landed_message(landed, len(seats)))
         elif isinstance(update, Finished):
             answer = presenter.answer(update)
             return ask_outcome(answer.content, answer.bench, resolved.panel_mode == "merged")
@@ -81,7 +92,20 @@ async def ask(request: Request, args: Mapping[str, Any], progress: Progress) -> 
     raise Refusal(500, "the panel ended without an answer")
 
 
-async def tell(progress: Progress, done: int, total: int, message: str) -> None:
+async def ticking(run: PanelRun, every_s: float) -> AsyncIterator[Update | None]:
+    """The panel's updates, with None after each `every_s` without one (MCP-4's keep-alive), until it ends."""
+    while True:
+        try:
+            update = await asyncio.wait_for(run.next(), every_s)
+        except TimeoutError:
+            yield None
+            continue
+        yield update
+        if isinstance(update, Finished | Failed):
+            return
+
+
+async def tell(progress: Progress, done: float, total: int, message: str) -> None:
     """A progress notification; a client gone meanwhile costs the panel nothing (it runs to its end)."""
     try:
         await progress(done, total, message)

@@ -21,7 +21,9 @@ from services.gateway.mcp.results import (
     refused,
     seated_message,
     seats_summary,
+    tick_progress,
     verdict_text,
+    waiting_message,
 )
 from services.gateway.panel.text import bench_object
 from tests.unit.gateway import factories as f
@@ -98,6 +100,15 @@ def test_progress_says_which_seats_were_asked_and_which_have_answered() -> None:
     landed = [(first, f.done(first, seconds=0.5)), (second, f.done(second, status="error", seconds=2.0))]
     said = landed_message(landed, 3)
     assert said == "2 of 3 seats answered: member2 (m2, ok 0.5s), member1 (m1, error 2.0s)"
+
+
+def test_between_landings_it_says_who_is_awaited_and_progress_still_rises() -> None:
+    plan = f.plan(members=2, explorers=1)
+    said = waiting_message(plan.seats[1:], 3, 20.4)
+    assert said == "1 of 3 seats answered after 20s; still waiting for member2 (m2), explorer (x1)"
+    values = [0.0, tick_progress(0, 1), tick_progress(0, 2), 1.0, tick_progress(1, 1), tick_progress(1, 30)]
+    values.append(2.0)
+    assert values == sorted(values) and len(set(values)) == len(values)
 
 
 def test_refusals_and_verdicts_in_the_tools_words() -> None:
