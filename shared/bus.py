@@ -34,6 +34,8 @@ EVENT_DUPLICATE_WINDOW_S = 120.0
 IDS_TTL_S = 600.0
 KEY_RATES_TTL_S = 3600.0
 CONVERSATIONS_TTL_S = 3600.0
+# A session reminded of a seat is not reminded again for a week (sessions are resumed days later).
+REMINDERS_TTL_S = 7 * 24 * 3600.0
 
 
 class DeniedSubjects:
@@ -185,6 +187,9 @@ async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True)
         # SEC-4: each gateway key's last minute of requests, shared by the replicas; an idle key's entry
         # (or a revoked one's) ages out instead of staying forever.
         js_api.KeyValueConfig(bucket=subjects.KEY_RATES_BUCKET, ttl=KEY_RATES_TTL_S, history=1,
+                              replicas=replicas),
+        # MCP-3: one entry per (agent session, seat) already reminded of, made by an atomic create.
+        js_api.KeyValueConfig(bucket=subjects.REMINDERS_BUCKET, ttl=REMINDERS_TTL_S, history=1,
                               replicas=replicas),
     ]
     for bucket in buckets:

@@ -19,6 +19,7 @@ from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
 from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
+from services.gateway.mcp.server import McpEndpoint
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.reply_mode import ReplyMode
 from services.gateway.route_mode.answer import RouteReplies
@@ -40,6 +41,7 @@ log = structlog.get_logger("gateway")
 
 def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None = None) -> FastAPI:
     name = instance or instance_name("gateway")
+    mcp = McpEndpoint()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -62,7 +64,8 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
         app.state.ctx = ctx
         log.info("gateway_ready", instance=name, port=settings.port, config_seq=config.seq)
         try:
-            yield
+            async with mcp.running():
+                yield
         finally:
             for mode in set(ctx.modes.values()):
                 await mode.close()
@@ -84,6 +87,8 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
     app.add_api_route("/bench/verdict", bench.verdict, methods=["POST"])
     app.add_api_route("/bench/pending", bench.pending, methods=["POST"])
     app.add_api_route("/bench/record", bench.record, methods=["GET"])
+    for path in ("/mcp", "/v1/mcp"):
+        app.router.routes.append(Route(path, mcp))  # every method: POST is MCP, the others told so (H-G13)
     for router in ADMIN_ROUTERS:
         app.include_router(router)
     app.add_api_route("/health", admin.health, methods=["GET"])
