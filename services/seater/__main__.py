@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 
 from nats.aio.client import Client as NATS
 
+from services.seater.ranking import ROUTE_RANKINGS
 from services.seater.route_rpc import RouteRanker
 from services.seater.service import Seater
 from shared.logging import setup_logging
@@ -21,7 +22,8 @@ def main() -> None:
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         seater = Seater(nc, instance)
         await seater.start()
-        ranker = await RouteRanker(seater.rotation).serve(nc)
+        ranking = ROUTE_RANKINGS[settings.route_ranking]
+        ranker = await RouteRanker(seater.rotation, ranking).serve(nc)
 
         async def stop() -> None:
             await ranker.unsubscribe()

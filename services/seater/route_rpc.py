@@ -1,7 +1,8 @@
 """The seater's route-mode answer (RM-3): the gateway decided who is eligible, the seater ranks them.
 
 Ranking reads only the rotation the seater already folds (verdicts, cooldowns, last seats), so it is a
-lookup, never a write. The draw is injected: production uses real randomness, tests a fixed one.
+lookup, never a write. The rule is chosen by the setting `BENCH_ROUTE_RANKING`; the draw is injected:
+production uses real randomness, tests a fixed one.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from datetime import datetime
 
 import structlog
 
-from services.seater.ranking import route_order
+from services.seater.ranking import RouteRanking
 from services.seater.rotation import Rotation
 from shared import rpc, subjects
 from shared.commands import RoutePlan, RouteRequest
@@ -22,12 +23,12 @@ log = structlog.get_logger("seater.route")
 
 
 class RouteRanker:
-    def __init__(self, rotation: Rotation, draw: Callable[[], float] = random.random,
+    def __init__(self, rotation: Rotation, ranking: RouteRanking, draw: Callable[[], float] = random.random,
                  now: Callable[[], datetime] = utcnow) -> None:
-        self.rotation, self.draw, self.now = rotation, draw, now
+        self.rotation, self.draw, self.now, self.ranking = rotation, draw, now, ranking
 
     async def rank(self, request: RouteRequest) -> RoutePlan:
-        order = route_order(list(dict.fromkeys(request.aliases)), self.rotation, self.now(), self.draw)
+        order = self.ranking(list(dict.fromkeys(request.aliases)), self.rotation, self.now(), self.draw)
         log.info("route_ranked", collection=request.collection, order=order)
         return RoutePlan(order=order)
 

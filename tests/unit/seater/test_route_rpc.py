@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from services.seater.ranking import route_order
 from services.seater.rotation import Rotation
 from services.seater.route_rpc import RouteRanker
 from shared import rpc, subjects
@@ -32,7 +33,7 @@ def rotation() -> Rotation:
 async def rank(draw: float, aliases: list[str]) -> RoutePlan:
     """Asked over the bus, as the gateway asks."""
     bus = FakeBus()
-    await RouteRanker(rotation(), draw=lambda: draw, now=lambda: NOW).serve(bus)
+    await RouteRanker(rotation(), route_order, draw=lambda: draw, now=lambda: NOW).serve(bus)
     return await rpc.call(bus, subjects.RPC_SEATER_ROUTE, RouteRequest(collection="agents", aliases=aliases),
                           RoutePlan)
 
@@ -48,7 +49,7 @@ async def test_one_turn_in_four_the_stalest_fresh_member_goes_first() -> None:
 
 async def test_a_bad_request_is_refused() -> None:
     bus = FakeBus()
-    await RouteRanker(Rotation()).serve(bus)
+    await RouteRanker(Rotation(), route_order).serve(bus)
     await bus.publish(subjects.RPC_SEATER_ROUTE, b'{"aliases": "m-a"}', reply="_INBOX.asker")
     refused = rpc.failure_of(bus.published[-1][1])
     assert bus.published[-1][0] == "_INBOX.asker"
