@@ -39,7 +39,7 @@ class PanelSetup:
     members: int = 3
     pool: int = 8  # models that may explore (general or code)
     light: int = 2  # `light` models: never admitted to a code panel
-    judge: Judge = Judge()
+    judge: Judge = field(default_factory=Judge)
     panels: int = 600
     change_at: int = 300  # panel number at which one pool model changes
     change: Change = "better"
@@ -119,8 +119,9 @@ class PanelSim:
                 self.run.explorer_seats[seat.alias] += 1
             outcome = model.attempt(self.rng, SEAT_DEADLINE_S)
             if outcome == "limited":
-                self.rotation.apply(CooldownStarted(id=f"cool:{seat.call}", alias=seat.alias, connection="sim",
-                                                    until=now + COOLDOWN))
+                rest = CooldownStarted(id=f"cool:{seat.call}", alias=seat.alias, connection="sim",
+                                       until=now + COOLDOWN)
+                self.rotation.apply(rest)
             if outcome != "ok":
                 continue
             useful = self.rng.random() < model.useful[SHAPE]

@@ -54,7 +54,7 @@ RULES = {name: Rule(name, ranking) for name, ranking in ROUTE_RANKINGS.items()}
 @dataclass(frozen=True)
 class RouteSetup:
     members: int = 5
-    judge: Judge = Judge()
+    judge: Judge = field(default_factory=Judge)
     checkpoints: tuple[int, ...] = (50, 200, 1000)
     change_at: int = 1000  # verdicts before one member's usefulness changes (each run forks here)
     horizon: int = 300  # verdicts watched after the change
@@ -82,7 +82,7 @@ class RouteRun:
     regret: float = 0.0  # summed over conversations until the change
     firsts: dict[str, int] = field(default_factory=dict)  # first seats between checkpoints[1] and the change
     window: int = 0  # conversations counted in `firsts`
-    follow: int | None = None  # verdicts after the change until the ranking followed; None: not within horizon
+    follow: int | None = None  # verdicts after the change until the ranking followed (None: not in horizon)
     curve: list[tuple[int, float]] = field(default_factory=list)  # (verdicts, share of best-first starts)
 
     def least_firsts_per_100(self) -> float:
@@ -130,7 +130,8 @@ class RouteSim:
         """`worse`: the member the rule started most conversations with becomes nearly useless; `better`:
         the one it started fewest with becomes the best of all."""
         firsts = self.run.firsts
-        target = max(firsts, key=firsts.__getitem__) if how == "worse" else min(firsts, key=firsts.__getitem__)
+        pick = max if how == "worse" else min
+        target = pick(firsts, key=firsts.__getitem__)
         self.models[target].useful[SHAPE] = 0.1 if how == "worse" else 0.95
         self.changed = (target, how)
 

@@ -17,9 +17,15 @@ CLEAR_GAP = 0.1  # a best member at least this much more useful than the next is
 TARGET_SHARE, TARGET_FOLLOW, TARGET_FLOOR = 0.9, 100, 2.0  # issue 22: ≥90% at 200, ≤100 verdicts, 1 per 50
 START, END = "<!-- figures:start -->", "<!-- figures:end -->"
 
-# The rules compared: RM-3 as written, the sampling rule as shipped, and the sampling rule without fading
-# (every verdict counts forever), which shows what the fading buys and costs.
-STUDIED = (RULES["verdicts"], RULES["sampling"], Rule("sampling, no fading", sampled_order, math.inf))
+# The rules compared: RM-3 as written, the sampling rule as shipped, and the sampling rule with other evidence
+# half-lives (none: every verdict counts forever), which show what the fading buys and costs.
+SHIPPED = RULES["sampling"]
+STUDIED = (
+    RULES["verdicts"], SHIPPED,
+    *(Rule(f"sampling, half-life {h}", sampled_order, h) for h in (100, 200, 400)),
+    Rule("sampling, no fading", sampled_order, math.inf),
+)
+PLOTTED = ("verdicts", "sampling", "sampling, no fading")
 
 RouteRuns = dict[str, list[dict[Change, RouteRun]]]
 
@@ -35,7 +41,9 @@ def run_study(seeds: int, route: RouteSetup | None = None, panels: PanelSetup | 
     route, panels = route or RouteSetup(), panels or PanelSetup()
     return Study(
         route={rule.name: [run_route(seed, rule, route) for seed in range(seeds)] for rule in STUDIED},
-        panels={how: [run_panels(seed, replace(panels, change=how)) for seed in range(seeds)] for how in CHANGES},
+        panels={
+            how: [run_panels(seed, replace(panels, change=how)) for seed in range(seeds)] for how in CHANGES
+        },
         seeds=seeds,
     )
 
@@ -48,6 +56,10 @@ def median(values: Iterable[float]) -> float:
 def follow_median(runs: list[RouteRun]) -> float:
     """Median verdicts to follow a change; a run that never followed counts as infinitely slow."""
     return median(math.inf if r.follow is None else r.follow for r in runs)
+
+
+def within(follow: int | None) -> bool:
+    return follow is not None and follow <= TARGET_FOLLOW
 
 
 def verdicts_text(value: float, horizon: int) -> str:
@@ -68,8 +80,7 @@ def route_table(study: Study, setup: RouteSetup) -> str:
         )
         follows = [
             f"{verdicts_text(follow_median([r[how] for r in runs]), setup.horizon)} "
-            f"({sum(1 for r in runs if r[how].follow is not None and r[how].follow <= TARGET_FOLLOW)}"
-            f"/{len(runs)} ≤ {TARGET_FOLLOW})"
+            f"({sum(1 for r in runs if within(r[how].follow))}/{len(runs)} ≤ {TARGET_FOLLOW})"
             for how in CHANGES
         ]
         rows.append([name, *shares, clear, f"{median(r.regret for r in before):.0f}",
@@ -78,8 +89,8 @@ def route_table(study: Study, setup: RouteSetup) -> str:
 
 
 def panel_table(study: Study) -> str:
-    head = ["change", "useful seats / panel", "of them explorers", "least-seated healthy explorer /100 panels",
-            "panels to a judged seat after the change"]
+    head = ["change", "useful seats / panel", "of them explorers",
+            "least-seated healthy explorer /100 panels", "panels to a judged seat after the change"]
     rows = []
     for how, runs in study.panels.items():
         explorer = median(r.useful_explorer_seats / r.panels for r in runs)
@@ -123,7 +134,7 @@ def curves(runs: list[dict[Change, RouteRun]], how: Change) -> list[tuple[float,
 def plots(study: Study, setup: RouteSetup) -> dict[str, str]:
     out = {}
     for how in CHANGES:
-        series: Series = {name: curves(runs, how) for name, runs in study.route.items()}
+        series: Series = {name: curves(runs, how) for name, runs in study.route.items() if name in PLOTTED}
         turned = "the best member turns bad" if how == "worse" else "the worst member turns best"
         out[f"route-{how}.svg"] = line_chart(
             f"Route: new conversations started by the best member ({turned} at {setup.change_at})",

@@ -15,9 +15,6 @@ from shared.events import CollectionSaved
 EXPLORE_FIRST_CHANCE = 0.25
 # The sampling rule explores by its own doubt; this small floor keeps every fresh member some first turns.
 SAMPLING_EXPLORE_CHANCE = 0.05
-# The most verdicts a belief rests on: beyond it, the tallies are scaled down, so a long record never makes
-# the rule so sure that a model's recent turn for the worse takes hundreds of verdicts to show.
-EVIDENCE_CAP = 40.0
 
 # A route ranking: (eligible members, rotation, now, a draw in [0, 1)) → the members, first to try first.
 RouteRanking = Callable[[list[str], Rotation, datetime, Callable[[], float]], list[str]]
@@ -46,25 +43,19 @@ def route_order(
 
 def sampled_order(
     members: list[str], rotation: Rotation, now: datetime, draw: Callable[[], float],
-    explore: float = SAMPLING_EXPLORE_CHANCE, cap: float = EVIDENCE_CAP,
+    explore: float = SAMPLING_EXPLORE_CHANCE,
 ) -> list[str]:
     """Thompson sampling over recent verdicts (`Rotation.recently_useful`): each member's chance of a useful
     answer is drawn from its Beta(1 + useful, 1 + not useful) belief (one draw each, in member order) and
-    the highest draw goes first; resting members last. A belief rests on at most `cap` verdicts. Until some
-    member has a verdict the members keep their own order. Then, with chance `explore`, the stalest fresh
-    member goes first, as in RM-3."""
-    evidence = {a: _capped(*rotation.recently_useful(a), cap) for a in members}
+    the highest draw goes first; resting members last. Until some member has a verdict the members keep
+    their own order. Then, with chance `explore`, the stalest fresh member goes first, as in RM-3."""
+    evidence = {a: rotation.recently_useful(a) for a in members}
     if any(judged for _, judged in evidence.values()):
         drawn = {a: _belief_draw(*evidence[a], draw()) for a in members}
     else:
         drawn = dict.fromkeys(members, 0.0)
     ranked = sorted(members, key=lambda a: (rotation.cooling(a, now), -drawn[a]))
     return _stalest_first(ranked, rotation, now, draw, explore)
-
-
-def _capped(useful: float, judged: float, cap: float) -> tuple[float, float]:
-    scale = min(1.0, cap / judged) if judged else 1.0
-    return useful * scale, judged * scale
 
 
 def _belief_draw(useful: float, judged: float, u: float) -> float:

@@ -16,7 +16,7 @@ from shared.events import CooldownStarted, EventBase, PanelSeated, SeatCompleted
 
 # Recent verdicts weigh more: a verdict's weight halves with every this many verdicts recorded on the bench
 # after it, so a model that changed is seen to have changed (the study in docs/selection.md chose it).
-HALF_LIFE = 100
+HALF_LIFE = 50
 
 # Sorts before every real seat time: a model never seated is the stalest of all.
 NEVER = datetime.min.replace(tzinfo=UTC)
@@ -134,8 +134,8 @@ class Rotation:
     def _count(self, verdict: Verdict, sign: int) -> None:
         self.overall.setdefault(verdict.alias, Tally()).add(verdict.useful, sign)
         self.by_shape.setdefault((verdict.alias, verdict.shape), Tally()).add(verdict.useful, sign)
-        self.recent.setdefault(verdict.alias, Recent(self.half_life)).add(verdict.useful, sign, verdict.number,
-                                                             self.judgements)
+        recent = self.recent.setdefault(verdict.alias, Recent(self.half_life))
+        recent.add(verdict.useful, sign, verdict.number, self.judgements)
 
     # ------------------------------------------------------------ holds (plans not yet echoed)
 

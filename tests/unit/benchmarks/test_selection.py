@@ -22,7 +22,7 @@ def knowing(best_first: bool) -> tuple[Rule, Callable[[RouteSim], None]]:
     """A rule that ranks by the hidden truth (best first, or worst first), and how to show it the sim."""
     seen: list[RouteSim] = []
 
-    def ranking(members: list[str], rotation: Rotation, now: datetime, draw: Callable[[], float]) -> list[str]:
+    def ranking(members: list[str], rotation: Rotation, now: datetime, _: Callable[[], float]) -> list[str]:
         sim = seen[0]
         sign = -1 if best_first else 1
         return sorted(members, key=lambda a: (rotation.cooling(a, now), sign * sim.worth(a)))
@@ -56,7 +56,7 @@ def followed(how: Change, frozen: bool) -> int | None:
     """Verdicts until a truth-ranking rule follows the change; `frozen` ranks by the truth before it."""
     worth: dict[str, Callable[[], float]] = {}
 
-    def ranking(members: list[str], rotation: Rotation, now: datetime, draw: Callable[[], float]) -> list[str]:
+    def ranking(members: list[str], rotation: Rotation, now: datetime, _: Callable[[], float]) -> list[str]:
         return sorted(members, key=lambda a: (rotation.cooling(a, now), -worth[a]()))
 
     sim = RouteSim(7, Rule("truth", ranking), SMALL)

@@ -110,7 +110,7 @@ def test_sampling_keeps_the_members_order_until_anyone_is_judged() -> None:
 
 
 def test_sampling_puts_the_highest_belief_draw_first_resting_members_last() -> None:
-    rotation = judged("code", [("a", False)] * 6 + [("b", True)] * 6 + [("c", True), ("c", True), ("c", False)])
+    rotation = judged("code", [("a", False)] * 6 + [("b", True)] * 6 + [("c", True)] * 2 + [("c", False)])
     rotation.apply(CooldownStarted(id="cool", alias="b", connection="ep", until=at(100)))
     # Median draws (0.5) rank by belief: c (2 of 3) over d (never judged: even odds), a (0 of 6) after; b
     # rests. Then the explore draw, missed.

@@ -133,7 +133,8 @@ def test_recent_verdicts_weigh_more_halving_every_half_life_of_verdicts() -> Non
     useful, judged = rotation.recently_useful("a")
     assert useful == pytest.approx(0.5) and judged == pytest.approx(0.5)  # one half-life of verdicts later
     assert rotation.recently_useful("b")[0] == 0.0
-    assert rotation.recently_useful("b")[1] == pytest.approx(sum(0.5 ** (k / HALF_LIFE) for k in range(HALF_LIFE)))
+    faded = sum(0.5 ** (k / HALF_LIFE) for k in range(HALF_LIFE))
+    assert rotation.recently_useful("b")[1] == pytest.approx(faded)
     assert rotation.recently_useful("zz") == (0.0, 0.0)
     assert rotation.useful("a") == Tally(judged=1, useful=1)  # the plain tallies never fade
 
