@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import get_args
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from services.seater.ranking import (
     ROUTE_RANKINGS,
@@ -17,6 +20,7 @@ from services.seater.ranking import (
 )
 from services.seater.rotation import Rotation
 from shared.events import CooldownStarted, PanelSeated, VerdictRecorded
+from shared.settings import SeaterSettings
 from tests.unit.seater.factory import at, bench, collection, model, retire
 
 MEMBERS = ["a", "b", "c", "d"]
@@ -152,5 +156,13 @@ def test_a_belief_draw_rises_with_useful_verdicts_and_with_the_draw(useful: int,
     assert _belief_draw(useful, judged_, min(0.999, u + 0.001)) > _belief_draw(useful, judged_, u)
 
 
-def test_the_rules_are_named_for_the_setting() -> None:
+def test_the_rules_are_named_for_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ROUTE_RANKINGS == {"verdicts": route_order, "sampling": sampled_order}
+    assert set(get_args(SeaterSettings.model_fields["route_ranking"].annotation)) == set(ROUTE_RANKINGS)
+    monkeypatch.delenv("BENCH_ROUTE_RANKING", raising=False)
+    assert SeaterSettings().route_ranking == "sampling"  # the study's winner (docs/selection.md)
+    monkeypatch.setenv("BENCH_ROUTE_RANKING", "verdicts")
+    assert SeaterSettings().route_ranking == "verdicts"
+    monkeypatch.setenv("BENCH_ROUTE_RANKING", "elo")
+    with pytest.raises(ValidationError, match="route_ranking"):
+        SeaterSettings()
