@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Literal
 
 from benchmarks.selection.world import COOLDOWN, T0, Clock, Judge, SimModel, models
@@ -51,6 +52,9 @@ class PanelRun:
     refused: int = 0
     useful_seats: int = 0
     useful_explorer_seats: int = 0
+    explorer_worth: float = 0.0  # the seated explorers' chance of a useful answer, summed over panels
+    best_explorer_worth: float = 0.0  # the same for the most useful pool models not resting: the most any
+    # explorer rule could have seated
     explorer_seats: dict[str, int] = field(default_factory=dict)  # healthy pool model → seats (before change)
     counted: int = 0  # panels counted in `explorer_seats`
     notice: int | None = None  # panels after the change to the changed model's first judged seat
@@ -109,6 +113,7 @@ class PanelSim:
         panel = f"p{number:06d}"
         seats = draft.seats(panel, self.config)
         self.rotation.apply(draft.seated(panel, seats, "local", now, "sim"))
+        self.weigh_explorers([m.alias for m in draft.explorers], now)
         before_change = number < self.setup.change_at
         if before_change:
             self.run.counted += 1
@@ -134,6 +139,11 @@ class PanelSim:
                                                 useful=said))
             if model is self.changed and self.run.notice is None:
                 self.run.notice = number - self.setup.change_at + 1
+
+    def weigh_explorers(self, seated: list[str], now: datetime) -> None:
+        fresh = [m.useful[SHAPE] for m in self.pool if not self.rotation.cooling(m.alias, now)]
+        self.run.explorer_worth += sum(self.models[a].useful[SHAPE] for a in seated)
+        self.run.best_explorer_worth += sum(sorted(fresh)[-len(seated):]) if seated else 0.0
 
     def unhealthy(self) -> set[str]:
         return {m.alias for m in self.pool if m.fail > HEALTHY_FAIL}

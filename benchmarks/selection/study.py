@@ -90,14 +90,15 @@ def route_table(study: Study, setup: RouteSetup) -> str:
 
 
 def panel_table(study: Study) -> str:
-    head = ["change", "useful seats / panel", "of them explorers",
+    head = ["change", "useful seats / panel", "of them explorers", "explorers' worth / the best possible",
             "least-seated healthy explorer /100 panels", "panels to a judged seat after the change"]
     rows = []
     for how, runs in study.panels.items():
         explorer = median(r.useful_explorer_seats / r.panels for r in runs)
         notice = median(math.inf if r.notice is None else r.notice for r in runs)
+        worth = median(r.explorer_worth / r.best_explorer_worth for r in runs)
         rows.append([f"a pool model turns {'bad' if how == 'worse' else 'best'}",
-                     f"{median(r.useful_per_panel() for r in runs):.2f}", f"{explorer:.2f}",
+                     f"{median(r.useful_per_panel() for r in runs):.2f}", f"{explorer:.2f}", f"{worth:.0%}",
                      f"{median(r.least_seats_per_100() for r in runs):.1f}", verdicts_text(notice, 0)])
     return markdown(head, rows)
 

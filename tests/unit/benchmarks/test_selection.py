@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from benchmarks.selection.__main__ import DOC
 from benchmarks.selection.panels import PanelSetup, PanelSim, run_panels
 from benchmarks.selection.route import CHECK_EVERY, RULES, Change, RouteSetup, RouteSim, Rule, run_route
 from benchmarks.selection.study import END, START, report, run_study, write
@@ -105,3 +106,4 @@ def test_the_study_writes_its_figures_between_the_markers(tmp_path: Path) -> Non
     assert doc.read_text() == f"# Study\n\n{START}\n{figures}\n{END}\n\nConclusion.\n"
     assert (tmp_path / "selection" / "route-worse.svg").read_text() == "<svg/>"
     assert not math.isnan(small.route["verdicts"][0]["worse"].regret)
+    assert START in DOC.read_text() and END in DOC.read_text()  # the real doc can be rewritten
