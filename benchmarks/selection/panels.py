@@ -3,6 +3,7 @@
 gives a verdict, and the rotation folds the same `PanelSeated`, `VerdictRecorded` and `CooldownStarted`
 events the real services publish. Part way, one pool model's usefulness changes.
 
+Two explorer rules: P-7 as built, and an experiment (one chair by the sampling rule, one by staleness).
 Measured: useful seats per panel (by the hidden truth, judged or not), explorer seats per pool model per
 100 panels (the least-seated healthy model is the floor that matters), and how many panels pass after the
 change before the changed model has a judged seat (the first evidence anything could act on).
@@ -16,7 +17,8 @@ from datetime import datetime
 from typing import Literal
 
 from benchmarks.selection.world import COOLDOWN, T0, Clock, Judge, SimModel, models
-from services.seater.planning import plan_panel
+from services.seater.planning import _can_explore, plan_panel
+from services.seater.ranking import sampled_order
 from services.seater.rotation import Rotation
 from shared.commands import PlanRefusal, PlanRequest
 from shared.config_state import ConfigState
@@ -33,6 +35,11 @@ SHAPE = "code"  # the collection's shape: explorers must be `general` or `code` 
 SEAT_DEADLINE_S = 420.0  # the gateway's seat deadline
 HEALTHY_FAIL = 0.3  # a model failing more often than this is not held to the playing-time floor
 Change = Literal["worse", "better"]
+# How the explorer chairs are filled: P-7 as built (both by staleness), or the experiment of one chair by the
+# shipped route rule's sampling over the explorer pool (named as the request's `with`, P-8) and the other
+# by staleness.
+Explorers = Literal["staleness", "one sampled"]
+EXPLORER_RULES: tuple[Explorers, ...] = ("staleness", "one sampled")
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,7 @@ class PanelSetup:
     panels: int = 600
     change_at: int = 300  # panel number at which one pool model changes
     change: Change = "better"
+    explorers: Explorers = "staleness"
 
 
 @dataclass
@@ -105,7 +113,8 @@ class PanelSim:
         now = self.clock.tick()
         for model in self.models.values():
             model.drift(self.rng)
-        draft = plan_panel(PlanRequest(collection="core"), self.config, self.rotation, now)
+        nominee = self.sampled(now) if self.setup.explorers == "one sampled" else []
+        draft = plan_panel(PlanRequest(collection="core", with_=nominee), self.config, self.rotation, now)
         if isinstance(draft, PlanRefusal):
             self.run.refused += 1
             return
@@ -139,6 +148,14 @@ class PanelSim:
                                                 useful=said))
             if model is self.changed and self.run.notice is None:
                 self.run.notice = number - self.setup.change_at + 1
+
+    def sampled(self, now: datetime) -> list[str]:
+        """The explorer pool as P-7 sees it, ordered by the sampling rule; its first, if any."""
+        asked = PlanRequest(collection="core")
+        members = self.config.collections["core"].members
+        pool = [m.alias for m in self.config.models.values()
+                if m.alias not in members and _can_explore(m, SHAPE, asked, self.config, self.rotation, now)]
+        return sampled_order(pool, self.rotation, now, self.rng.random, explore=0.0)[:1]
 
     def weigh_explorers(self, seated: list[str], now: datetime) -> None:
         fresh = [m.useful[SHAPE] for m in self.pool if not self.rotation.cooling(m.alias, now)]

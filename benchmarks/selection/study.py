@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmarks.selection.panels import PanelRun, PanelSetup, run_panels
+from benchmarks.selection.panels import EXPLORER_RULES, Explorers, PanelRun, PanelSetup, run_panels
 from benchmarks.selection.plot import Series, line_chart
 from benchmarks.selection.route import CHANGES, RULES, Change, RouteRun, RouteSetup, Rule, run_route
 from services.seater.ranking import sampled_order
@@ -33,7 +33,7 @@ RouteRuns = dict[str, list[dict[Change, RouteRun]]]
 @dataclass(frozen=True)
 class Study:
     route: RouteRuns
-    panels: dict[Change, list[PanelRun]]
+    panels: dict[tuple[Explorers, Change], list[PanelRun]]
     seeds: int
 
 
@@ -42,7 +42,8 @@ def run_study(seeds: int, route: RouteSetup | None = None, panels: PanelSetup | 
     return Study(
         route={rule.name: [run_route(seed, rule, route) for seed in range(seeds)] for rule in STUDIED},
         panels={
-            how: [run_panels(seed, replace(panels, change=how)) for seed in range(seeds)] for how in CHANGES
+            (rule, how): [run_panels(s, replace(panels, explorers=rule, change=how)) for s in range(seeds)]
+            for rule in EXPLORER_RULES for how in CHANGES
         },
         seeds=seeds,
     )
@@ -90,14 +91,15 @@ def route_table(study: Study, setup: RouteSetup) -> str:
 
 
 def panel_table(study: Study) -> str:
-    head = ["change", "useful seats / panel", "of them explorers", "explorers' worth / the best possible",
-            "least-seated healthy explorer /100 panels", "panels to a judged seat after the change"]
+    head = ["explorers", "change", "useful seats / panel", "of them explorers",
+            "explorers' worth / the best possible", "least-seated healthy explorer /100 panels",
+            "panels to a judged seat after the change"]
     rows = []
-    for how, runs in study.panels.items():
+    for (rule, how), runs in study.panels.items():
         explorer = median(r.useful_explorer_seats / r.panels for r in runs)
         notice = median(math.inf if r.notice is None else r.notice for r in runs)
         worth = median(r.explorer_worth / r.best_explorer_worth for r in runs)
-        rows.append([f"a pool model turns {'bad' if how == 'worse' else 'best'}",
+        rows.append([rule, f"a pool model turns {'bad' if how == 'worse' else 'best'}",
                      f"{median(r.useful_per_panel() for r in runs):.2f}", f"{explorer:.2f}", f"{worth:.0%}",
                      f"{median(r.least_seats_per_100() for r in runs):.1f}", verdicts_text(notice, 0)])
     return markdown(head, rows)
@@ -152,7 +154,7 @@ def report(study: Study, setup: RouteSetup, command: str) -> str:
         "Targets (issue 22):\n\n" + targets(study, setup),
         "![route, the favourite turns bad](selection/route-worse.svg)\n\n"
         "![route, the least played turns best](selection/route-better.svg)",
-        "### Panels (the current explorer rule, P-7)\n\n" + panel_table(study),
+        "### Panels (explorers by staleness as P-7 says, or one chair by sampling)\n\n" + panel_table(study),
     ])
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from benchmarks.selection.__main__ import DOC
-from benchmarks.selection.panels import PanelSetup, PanelSim, run_panels
+from benchmarks.selection.panels import Explorers, PanelSetup, PanelSim, run_panels
 from benchmarks.selection.route import CHECK_EVERY, RULES, Change, RouteSetup, RouteSim, Rule, run_route
 from benchmarks.selection.study import END, START, report, run_study, write
 from benchmarks.selection.world import Judge
@@ -107,3 +107,19 @@ def test_the_study_writes_its_figures_between_the_markers(tmp_path: Path) -> Non
     assert (tmp_path / "selection" / "route-worse.svg").read_text() == "<svg/>"
     assert not math.isnan(small.route["verdicts"][0]["worse"].regret)
     assert START in DOC.read_text() and END in DOC.read_text()  # the real doc can be rewritten
+
+
+def test_the_sampled_explorer_chair_goes_to_the_pool_model_that_proves_useful() -> None:
+    def seats_of_the_useful_one(explorers: Explorers) -> tuple[int, float]:
+        sim = PanelSim(5, PanelSetup(panels=200, change_at=1_000, judge=Judge(rate=1.0, noise=0.0),
+                                     explorers=explorers))
+        for model in sim.models.values():
+            model.useful["code"], model.fail = 0.0, 0.0
+        sim.pool[3].useful["code"] = 1.0
+        run = sim.simulate()
+        return run.explorer_seats[sim.pool[3].alias], run.least_seats_per_100()
+
+    even, floor = seats_of_the_useful_one("staleness")
+    favoured, sampled_floor = seats_of_the_useful_one("one sampled")
+    assert even == 50 and floor == 25.0  # two chairs, eight pool models, by turns
+    assert favoured > 150 and sampled_floor > 2.0  # the other chair still goes round
