@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
+from itertools import repeat
 from pathlib import Path
+from typing import Any
 
 from benchmarks.selection.panels import EXPLORER_RULES, Explorers, PanelRun, PanelSetup, run_panels
 from benchmarks.selection.plot import Series, line_chart
@@ -37,16 +41,20 @@ class Study:
     seeds: int
 
 
-def run_study(seeds: int, route: RouteSetup | None = None, panels: PanelSetup | None = None) -> Study:
+def run_study(
+    seeds: int, route: RouteSetup | None = None, panels: PanelSetup | None = None, jobs: int = 1
+) -> Study:
+    """Every run, in `jobs` processes; each run depends on its seed alone, so `jobs` changes no figure."""
     route, panels = route or RouteSetup(), panels or PanelSetup()
-    return Study(
-        route={rule.name: [run_route(seed, rule, route) for seed in range(seeds)] for rule in STUDIED},
-        panels={
-            (rule, how): [run_panels(s, replace(panels, explorers=rule, change=how)) for s in range(seeds)]
-            for rule in EXPLORER_RULES for how in CHANGES
-        },
-        seeds=seeds,
-    )
+    panel_setups = {(rule, how): replace(panels, explorers=rule, change=how)
+                    for rule in EXPLORER_RULES for how in CHANGES}
+    with ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
+        run: Callable[..., Iterator[Any]] = pool.map if pool is not None else map
+        route_runs = {rule.name: list(run(run_route, range(seeds), repeat(rule), repeat(route)))
+                      for rule in STUDIED}
+        panel_runs = {key: list(run(run_panels, range(seeds), repeat(setup)))
+                      for key, setup in panel_setups.items()}
+    return Study(route=route_runs, panels=panel_runs, seeds=seeds)
 
 
 def median(values: Iterable[float]) -> float:
