@@ -97,8 +97,9 @@ def test_panel_measures_count_the_truth_and_the_judge() -> None:
 
 
 def test_the_study_writes_its_figures_between_the_markers(tmp_path: Path) -> None:
-    small = run_study(2, SMALL, PanelSetup(panels=40, change_at=20))
-    assert run_study(2, SMALL, PanelSetup(panels=40, change_at=20), jobs=2) == small  # processes change nothing
+    panels = PanelSetup(panels=40, change_at=20)
+    small = run_study(2, SMALL, panels)
+    assert run_study(2, SMALL, panels, jobs=2) == small  # processes change no figure
     figures = report(small, SMALL, "python -m benchmarks.selection --write")
     assert "| verdicts |" in figures and "| sampling |" in figures and "useful seats / panel" in figures
     doc = tmp_path / "selection.md"

@@ -6,6 +6,8 @@ from datetime import datetime
 from typing import Literal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services.seater.rotation import HALF_LIFE, NEVER, Rotation, Tally
 from shared.events import CooldownStarted, EventBase, PanelSeated, SeatCompleted, SeatPlan, VerdictRecorded
@@ -153,3 +155,25 @@ def test_a_shorter_half_life_forgets_faster() -> None:
     for n in range(20):
         quick.apply(verdict(f"r{n}.1", "a" if n == 0 else "b", True))
     assert quick.recently_useful("a")[1] == pytest.approx(0.5 ** (19 / 10))
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from("ab"), st.booleans()), max_size=40))
+def test_recent_tallies_equal_the_latest_verdicts_weighed_by_their_age(
+    verdicts: list[tuple[int, str, bool]]
+) -> None:
+    """Folded one at a time, superseding included, the faded sums are those of the verdicts that stand,
+    each weighed by how many verdicts were folded after the call's first one."""
+    rotation = Rotation(half_life=7)
+    first: dict[str, int] = {}
+    standing: dict[str, tuple[str, bool]] = {}
+    for n, (call_no, alias, useful) in enumerate(verdicts, 1):
+        call = f"r{call_no}.1"
+        rotation.apply(verdict(call, alias, useful, n))
+        first.setdefault(call, n)
+        standing[call] = (alias, useful)
+    for alias in "ab":
+        mine = [(c, u) for c, (a, u) in standing.items() if a == alias]
+        weights = [(0.5 ** ((len(verdicts) - first[c]) / 7), u) for c, u in mine]
+        useful, judged = rotation.recently_useful(alias)
+        assert judged == pytest.approx(sum(w for w, _ in weights), abs=1e-9)
+        assert useful == pytest.approx(sum(w for w, u in weights if u), abs=1e-9)
