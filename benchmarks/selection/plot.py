@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-WIDTH, HEIGHT = 720, 360
+WIDTH, HEIGHT = 760, 360
 LEFT, RIGHT, TOP, BOTTOM = 56, 150, 36, 44
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
 
