@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.benchwarmers-installed
 
-.PHONY: run test bench lint lock
+.PHONY: run test bench bench-selection lint lock
 
 run: $(STAMP)
 	$(VENV)/bin/bench up
@@ -15,6 +15,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.panel
+
+# Issue 22's study: every figure and plot of docs/selection.md, from fixed seeds (a few minutes, 1 core).
+bench-selection: $(STAMP)
+	$(PY) -m benchmarks.selection --write
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from platformdirs import user_data_dir
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
@@ -115,7 +115,9 @@ class GatewaySettings(BusSettings):
 
 
 class SeaterSettings(BusSettings):
-    pass
+    # RM-3: how route mode orders a new conversation's members: `sampling` (Thompson sampling over recent
+    # verdicts, chosen by the study in docs/selection.md) or `verdicts` (useful verdicts overall, as written).
+    route_ranking: Literal["sampling", "verdicts"] = "sampling"
 
 
 class CallerSettings(BusSettings):

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 
 from nats.aio.client import Client as NATS
 
+from services.seater.ranking import ROUTE_RANKINGS
 from services.seater.route_rpc import RouteSeater
 from services.seater.service import Seater
 from shared.bus import caught_up
@@ -25,7 +26,8 @@ def main() -> None:
         seater = Seater(nc, instance)
         await seater.start()
         readiness.add("fold", lambda: caught_up(seater.projection))
-        ranker = await RouteSeater(seater.config, seater.rotation, seater.ready).serve(nc)
+        ranking = ROUTE_RANKINGS[settings.route_ranking]
+        ranker = await RouteSeater(seater.config, seater.rotation, ranking, seater.ready).serve(nc)
 
         async def stop() -> None:
             await ranker.unsubscribe()
