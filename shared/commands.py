@@ -389,6 +389,7 @@ class UsageLine(BaseModel):
     collection: str
     purpose: str
     status: str
+    failure: str | None = None  # HL-1's class; None when it answered
     http_status: int | None
     attempts: int
     tokens_in: int

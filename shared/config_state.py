@@ -29,6 +29,7 @@ from shared.events import (
     ModelRestored,
     ModelRetired,
     ModelUpdated,
+    SchedulerSaved,
 )
 
 DEFAULT_MAX_CALLS = 5
@@ -63,6 +64,8 @@ class ConfigState:
     # C-16: active alerts by key; U-5: what the free-tier guard lets through anyway (connections.json).
     alerts: dict[str, Alert] = field(default_factory=dict)
     allow_paid: list[str] = field(default_factory=list)
+    # HL-7: the scheduler's settings as last saved; None until someone sets them (the environment decides).
+    scheduler: SchedulerSaved | None = None
     seq: int = 0  # last stream sequence of a config event folded
 
     def apply(self, event: EventBase, seq: int = 0) -> None:
@@ -110,6 +113,9 @@ class ConfigState:
 
     def _save_connections(self, event: ConnectionsSaved) -> None:
         self.allow_paid = list(dict.fromkeys(event.allow_paid))
+
+    def _save_scheduler(self, event: SchedulerSaved) -> None:
+        self.scheduler = event
 
     def _clear_alert(self, event: AlertCleared) -> None:
         self.alerts.pop(event.key, None)
@@ -270,6 +276,7 @@ APPLY: dict[type[EventBase], Callable[[ConfigState, Any], None]] = {
     ConnectionsSaved: ConfigState._save_connections,
     AlertRaised: ConfigState._raise,
     AlertCleared: ConfigState._clear_alert,
+    SchedulerSaved: ConfigState._save_scheduler,
 }
 
 

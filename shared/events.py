@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, TypeAdapter
 from shared import subjects
 from shared.alerts import AlertKind
 from shared.ids import utcnow
+from shared.scheduled_jobs import JobName, Mode
 
 
 class EventBase(BaseModel):
@@ -185,6 +186,15 @@ class AlertCleared(ConfigEvent):
 
     type: Literal["alert_cleared"] = "alert_cleared"
     key: str
+
+
+class SchedulerSaved(ConfigEvent):
+    """HL-7: the scheduler's mode and the jobs switched off (the rest run at their times). Replaces both;
+    its `at` is when the scheduler was last set, so runs due before it are never caught up as missed."""
+
+    type: Literal["scheduler_saved"] = "scheduler_saved"
+    mode: Mode
+    off: list[JobName] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------- panels and seats
@@ -414,6 +424,7 @@ Event = Annotated[
     | ConnectionsSaved
     | AlertRaised
     | AlertCleared
+    | SchedulerSaved
     | PanelSeated
     | SeatCompleted
     | PanelAnswered
@@ -442,6 +453,7 @@ ConfigEvents = (
     ConnectionsSaved,
     AlertRaised,
     AlertCleared,
+    SchedulerSaved,
 )
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

@@ -11,7 +11,7 @@ import typer
 from cli.output import rows_table, show
 from cli.session import session
 
-COLUMNS = ("t", "call", "alias", "connection", "purpose", "status", "http_status", "attempts", "tokens_in",
+COLUMNS = ("t", "call", "alias", "connection", "purpose", "status", "failure", "http_status", "attempts", "tokens_in",
            "tokens_out", "seconds", "paced")
 
 

@@ -34,6 +34,7 @@ from shared.events import (
     SeatCompleted,
     VerdictRecorded,
 )
+from shared.failures import failure_class
 
 # A header whose name says it carries a credential never reaches the ledger, even though no event
 # should hold one (endpoint keys live in the callers' environment).
@@ -101,6 +102,7 @@ class SeatRow(NamedTuple):
     seconds: float
     answer: str
     error: str
+    failure: str | None  # HL-1's class; None when it answered
     http_status: Integer | None
     attempts: Integer
     tokens_in: int
@@ -134,6 +136,7 @@ class UsageRow(NamedTuple):
     collection: str
     purpose: str
     status: str  # ok | empty | error | timeout | refused
+    failure: str | None  # HL-1's class; None when it answered
     http_status: Integer | None
     attempts: Integer
     tokens_in: int
@@ -359,7 +362,8 @@ def seat_row(seq: int, e: SeatCompleted) -> SeatRow:
     return SeatRow(
         call=e.call, seq=seq, event=e.id, at=e.at, panel=e.panel, seat=e.seat, alias=e.alias, served=e.served,
         endpoint=e.endpoint, connection=e.connection, collection=e.collection, task=e.task, purpose=e.purpose,
-        status=e.status, seconds=e.seconds, answer=e.answer, error=e.error, http_status=e.http_status,
+        status=e.status, seconds=e.seconds, answer=e.answer, error=e.error,
+        failure=failure_class(e.status, e.error, e.answer), http_status=e.http_status,
         attempts=e.attempts, tokens_in=e.tokens_in, tokens_out=e.tokens_out, reasoning=e.reasoning_tokens,
         cached=e.cached_tokens, estimated=e.tokens_estimated, caller=e.caller, served_by=e.served_by,
         swap=e.swap, paced=e.paced, waited_s=e.waited_s,
@@ -397,7 +401,9 @@ def usage_row(seq: int, e: SeatCompleted | CallUsed) -> UsageRow:
         call=e.call, seq=seq, event=e.id, t=started(e.at, e.seconds, e.waited_s), at=e.at, panel=panel,
         alias=e.alias, connection=e.connection, endpoint=e.endpoint, served=e.served, served_by=e.served_by,
         swap=e.swap, collection=e.collection, purpose=e.purpose,
-        status=usage_status(e.status, e.paced, e.error), http_status=e.http_status,
+        status=usage_status(e.status, e.paced, e.error),
+        failure=failure_class(e.status, e.error, e.answer if isinstance(e, SeatCompleted) else ""),
+        http_status=e.http_status,
         attempts=0 if refused else e.attempts, tokens_in=0 if refused else e.tokens_in,
         tokens_out=0 if refused else e.tokens_out, reasoning=e.reasoning_tokens, cached=e.cached_tokens,
         estimated=e.tokens_estimated, seconds=e.seconds, first_token_s=first_token_s, caller=e.caller,

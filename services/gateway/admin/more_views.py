@@ -73,15 +73,15 @@ def key_rows(state: ConfigState, last_used: Mapping[str, str | None]) -> list[di
              "last_used": last_used.get(k.name)} for k in keys]
 
 
-def status(state: ConfigState, *, version: str, gateway: str, data: str, scheduler: str, jobs: list[str],
-           auth: bool, keys_required: bool) -> dict[str, Any]:
+def status(state: ConfigState, *, version: str, gateway: str, data: str, scheduler: str,
+           jobs: dict[str, bool], auth: bool, keys_required: bool) -> dict[str, Any]:
     chat = [m for m in state.models.values() if m.role != "decision"]
     return {
         "version": version, "gateway": gateway, "data": data, "models": len(chat),
         "decision_models": len(state.models) - len(chat), "retired": len(state.retired),
         "collections": len(state.collections), "endpoints": len(state.endpoints),
         "default_endpoint": state.default_endpoint(), "client": "builtin", "scheduler": scheduler,
-        "scheduler_jobs": dict.fromkeys(jobs, True), "auth": auth, "keys_required": keys_required,
+        "scheduler_jobs": jobs, "auth": auth, "keys_required": keys_required,
         "gateway_keys": len(state.gateway_keys), "onboarding": {"running": False, "items": 0},
         "config_seq": state.seq,
     }

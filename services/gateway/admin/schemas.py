@@ -464,3 +464,23 @@ class SqlReply(Ok):
     types: list[str]
     rows: list[list[Any]]
     truncated: bool = Field(description="more rows matched than max_rows (or than a reply may carry)")
+
+
+# ---------------------------------------------------------------- the scheduler (HL-7)
+
+
+class SchedulerBody(Body):
+    mode: str | None = one_of("off", "log-only", "run")
+    off: list[str] | None = Field(default=None, description="jobs to switch off")
+    on: list[str] | None = Field(default=None, description="jobs to switch back on")
+
+
+class SchedulerView(BaseModel):
+    mode: str
+    jobs: dict[str, bool]
+    source: Literal["config", "environment"]
+    since: str | None
+
+
+class SchedulerReply(Ok):
+    scheduler: SchedulerView
