@@ -185,6 +185,8 @@ async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True)
         # (or a revoked one's) ages out instead of staying forever.
         js_api.KeyValueConfig(bucket=subjects.KEY_RATES_BUCKET, ttl=KEY_RATES_TTL_S, history=1,
                               replicas=replicas),
+        # HL-7: one record per scheduled job, claimed with compare-and-set by one prober replica.
+        js_api.KeyValueConfig(bucket=subjects.JOBS_BUCKET, history=1, replicas=replicas),
     ]
     for bucket in buckets:
         await ensure_bucket(js, bucket)

@@ -408,6 +408,25 @@ class RouteTurn(EventBase):
         return subjects.route_subject(self.conversation)
 
 
+class JobRan(EventBase):
+    """HL-7: a scheduled job's run on one due time (or, in log-only mode, that it would have run). Its id
+    names the job and the due time, so a run resumed by another replica after a death is recorded once."""
+
+    type: Literal["job_ran"] = "job_ran"
+    job: JobName
+    due: datetime
+    mode: Literal["log-only", "run"]
+    instance: str
+    started: datetime
+    catching_up: bool = False
+    took_over: bool = False
+    outcome: Literal["done", "would run", "failed", "not built", "timed out"]
+    summary: str = ""
+
+    def subject(self) -> str:
+        return subjects.job_subject(self.job)
+
+
 Event = Annotated[
     EndpointSaved
     | EndpointRemoved
@@ -433,7 +452,8 @@ Event = Annotated[
     | CallUsed
     | RouteTurn
     | LimitLearned
-    | QuotaObserved,
+    | QuotaObserved
+    | JobRan,
     Field(discriminator="type"),
 ]
 

@@ -54,6 +54,11 @@ LIMITS_BUCKET = "bench_limits"
 # SEC-4: each gateway key's last minute of requests (its rpm cap, counted across every gateway replica with
 # compare-and-set) and when it was last used.
 KEY_RATES_BUCKET = "bench_key_rates"
+# HL-7: one record per scheduled job (its last claimed due time, who holds it, until when), claimed with
+# compare-and-set so a due job runs on exactly one prober replica.
+JOBS_BUCKET = "bench_jobs"
+# HL-7: a scheduled job's run (or, in log-only mode, its would-run), as the ledger keeps it.
+JOB_PREFIX = "bench.ev.job"
 
 
 def panel_subject(panel: str) -> str:
@@ -75,6 +80,10 @@ def verdict_subject(call: str) -> str:
 
 def usage_subject(connection: str) -> str:
     return f"{USAGE_PREFIX}.{connection or 'unknown'}"
+
+
+def job_subject(job: str) -> str:
+    return f"{JOB_PREFIX}.{job}"
 
 
 def call_subject(call: str) -> str:
