@@ -20,7 +20,8 @@ HARD: tuple[FailureClass, ...] = ("structural", "paywalled", "entitlement")
 READ_CHARS = 400
 
 _RULES: tuple[tuple[FailureClass, re.Pattern[str]], ...] = (
-    ("timeout", re.compile(r"^no answer in |timed? ?out|timeout", re.I)),
+    # A refused connection (aiohttp calls it ConnectTimeout) is no timeout: the endpoint is unreachable.
+    ("timeout", re.compile(r"^no answer in |timed out|\btimeout\b|readtimeout", re.I)),
     ("signin", re.compile(r"error code: 401\b|sign in again|sharing_usage_unavailable", re.I)),
     ("structural", re.compile(
         r"model[^.]{0,40}not found|not a valid model|no endpoints found|does not exist|"

@@ -26,6 +26,7 @@ from shared.failures import failure_class
     ("error", "Error: Error code: 503 - upstream busy", "capacity"),
     ("error", "Error: provider error: RESOURCE_EXHAUSTED", "capacity"),
     ("error", "Error: client failed: connection error: ConnectError: refused", "other"),
+    ("error", "Error: client failed: connection error: ConnectTimeout: Cannot connect to host", "other"),
     ("error", "Error: Error code: 400 - something else", "other"),
     ("empty", "", "empty"),
 ])
