@@ -427,6 +427,28 @@ class JobRan(EventBase):
         return subjects.job_subject(self.job)
 
 
+class MissingModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    endpoint: str
+    served: str
+    alias: str
+    since: datetime  # the first check that found it missing, in a row
+
+
+class ServedChecked(EventBase):
+    """HL-4: each endpoint's listing compared with what is registered on it. `unreachable` endpoints kept
+    their models as present; `missing` carries over `since` from the check before, so HL-5's 3-days-missing
+    rule reads it from the latest check alone."""
+
+    type: Literal["served_checked"] = "served_checked"
+    listed: dict[str, int] = Field(default_factory=dict)  # endpoint → how many models it listed
+    unreachable: dict[str, str] = Field(default_factory=dict)  # endpoint → why
+    missing: list[MissingModel] = Field(default_factory=list)
+
+    def subject(self) -> str:
+        return subjects.SERVED_CHECKS
+
+
 Event = Annotated[
     EndpointSaved
     | EndpointRemoved
@@ -453,7 +475,8 @@ Event = Annotated[
     | RouteTurn
     | LimitLearned
     | QuotaObserved
-    | JobRan,
+    | JobRan
+    | ServedChecked,
     Field(discriminator="type"),
 ]
 

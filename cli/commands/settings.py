@@ -45,8 +45,8 @@ def job_list(values: list[str] | None) -> list[str]:
 @app.command("scheduler")
 def scheduler(
     ctx: typer.Context,
-    mode: Annotated[str | None, typer.Argument(help="off, log-only or run; left out: show the settings.")] = None,
-    off: Annotated[list[str] | None, typer.Option(help="Switch these jobs off (repeat, or a comma list).")] = None,
+    mode: Annotated[str | None, typer.Argument(help="off, log-only or run; left out: show them.")] = None,
+    off: Annotated[list[str] | None, typer.Option(help="Switch these jobs off (repeat, or a list).")] = None,
     on: Annotated[list[str] | None, typer.Option(help="Switch these jobs back on.")] = None,
 ) -> None:
     """Show, or set, when the prober runs its jobs (SPEC HL-7; POST /api/scheduler).

@@ -12,7 +12,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from services.gateway.admin.writer import ConfigWriter
 from services.gateway.context import GatewayContext
 from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
@@ -28,6 +27,7 @@ from services.gateway.routes.generate import generation_endpoint
 from shared import bus, subjects
 from shared.bus_credentials import BusLogin
 from shared.config_state import ConfigState
+from shared.config_writer import ConfigWriter
 from shared.settings import GatewaySettings, instance_name
 
 log = structlog.get_logger("gateway")

@@ -11,11 +11,13 @@ from collections.abc import Awaitable, Callable
 from nats.aio.client import Client as NATS
 
 from services.prober.asking import ProbeAsker
+from services.prober.deprecations import Deprecations
 from services.prober.job_lease import BucketRecords, JobLease
 from services.prober.jobs import JobRunner
 from services.prober.scheduler import LEASE_S, Scheduler, Settings
 from shared import bus, subjects
 from shared.config_state import ConfigState
+from shared.config_writer import ConfigWriter
 from shared.events import JobRan
 from shared.logging import setup_logging
 from shared.runtime import login_or_exit, run, serve
@@ -39,12 +41,13 @@ async def start_prober(nc: NATS, fallback: Mode, instance: str) -> Callable[[], 
     projection = bus.Projection(js, subjects.CONFIG, config.apply, "prober-config")
     await projection.start()
     asker = ProbeAsker(nc)
+    deprecations = Deprecations(nc, config, ConfigWriter(js, projection, config), asker)
 
     async def record(event: JobRan) -> None:
         await bus.publish_event(js, event)
 
     scheduler = Scheduler(settings_of(config, fallback), JobLease(BucketRecords(js), instance, LEASE_S),
-                          JobRunner(config, asker), record)
+                          JobRunner(config, asker, deprecations), record)
     task = asyncio.create_task(scheduler.run(), name="scheduler")
 
     def report(done: asyncio.Task[None]) -> None:

@@ -132,7 +132,8 @@ def assess(models: Iterable[Model], now: datetime) -> Assessment:
     for model in models:
         verdict = judge(model, now)
         missing_rule = verdict.action == "retire" and verdict.why.startswith("missing")
-        if model.connection in held and verdict.action in ("retire", "confirm", "pending") and not missing_rule:
+        failure_based = verdict.action in ("retire", "confirm", "pending") and not missing_rule
+        if model.connection in held and failure_based:
             verdict = Verdict(model.alias, "held", f"every model on {model.connection} is down")
         result.verdicts.append(verdict)
     return result

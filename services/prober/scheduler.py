@@ -181,6 +181,6 @@ class Scheduler:
             id=event_id("job", due.job, due.at.isoformat()), by="prober", job=JobName(due.job), due=due.at,
             mode="log-only" if mode is Mode.LOG_ONLY else "run", instance=self.lease.instance,
             started=started, catching_up=late, took_over=claim.took_over,
-            outcome=outcome,  # type: ignore[arg-type]
+            outcome=outcome,
             summary=summary,
         ))

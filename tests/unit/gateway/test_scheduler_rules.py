@@ -20,7 +20,8 @@ def saved(state: ConfigState, body: dict[str, object], fallback: str = "off") ->
 
 def test_run_with_perf_off_is_stored_and_read_back() -> None:
     state = ConfigState()
-    assert view(state, "log-only")["mode"] == "log-only" and view(state, "log-only")["source"] == "environment"
+    shown = view(state, "log-only")
+    assert (shown["mode"], shown["source"]) == ("log-only", "environment")
     saved(state, {"mode": "run", "off": ["perf"]})
     shown = view(state, "off")
     assert (shown["mode"], shown["source"]) == ("run", "config")

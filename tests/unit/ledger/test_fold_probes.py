@@ -24,7 +24,8 @@ def test_probe_completions_become_probe_rows_with_their_failure_class() -> None:
     ok = probe("t1", "ok", tokens_out=8)
     gone = probe("t2", "error", error='Error: Error code: 404 - {"error": "model does not exist"}')
     rows = fold_batch([(1, ok), (2, gone), (3, ok)])
-    assert [(r.alias, r.job, r.kind, r.answered, r.failure, r.tokens_per_s) for r in rows.probes.values()] == [
+    found = [(r.alias, r.job, r.kind, r.answered, r.failure, r.tokens_per_s) for r in rows.probes.values()]
+    assert found == [
         ("t1", "availability", "probe tiny", True, None, 4.0),
         ("t2", "availability", "probe tiny", False, "structural", None),
     ]

@@ -81,8 +81,8 @@ class Runner:
 
 class Rig:
     def __init__(self, t: FakeTime, mode: Mode, records: MemoryRecords | None = None, name: str = "p1",
-                 runner: Runner | None = None, since: datetime | None = None, off: frozenset[str] = frozenset()
-                 ) -> None:
+                 runner: Runner | None = None, since: datetime | None = None,
+                 off: frozenset[str] = frozenset()) -> None:
         self.records = records or MemoryRecords()
         self.runner = runner or Runner()
         self.recorded: list[JobRan] = []
@@ -124,7 +124,8 @@ def test_a92_log_only_writes_would_run_at_each_due_time() -> None:
         "would run availability", "would run catalog", "would run suite-free", "would run perf",
     ]
     assert rig.runner.ran == []
-    assert [(e.job, e.mode, e.outcome) for e in rig.recorded][0] == ("availability", "log-only", "would run")
+    first = rig.recorded[0]
+    assert (first.job, first.mode, first.outcome) == ("availability", "log-only", "would run")
     for event in rig.recorded:
         assert event.due.astimezone(PARIS).minute == 0 and not event.catching_up
 
