@@ -179,6 +179,25 @@ def retire(
     change(ctx, "/api/remove", body, f"retired {alias}")
 
 
+@app.command("retry")
+def retry(
+    ctx: typer.Context,
+    alias: Annotated[str, typer.Argument(help="The model's alias.")],
+) -> None:
+    """Ask a model one probe call now; an answer clears its "retiring" alert (POST /api/retry).
+
+    Example:
+
+    \b
+      bench model retry flaky-model
+    """
+    s = session(ctx)
+    with s.client() as client:
+        reply = client.post("/api/retry", {"alias": alias})
+    s.emit(reply, lambda data: show(record_table(f"retry {alias}",
+                                                 {k: v for k, v in data.items() if k != "ok"})))
+
+
 @app.command("restore")
 def restore(
     ctx: typer.Context,

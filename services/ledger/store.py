@@ -288,10 +288,12 @@ class Store:
         cur = self.con.cursor()
         try:
             probes = cur.execute(
-                'SELECT alias, "at", answered, failure, detail FROM probes WHERE "at" >= ? ORDER BY seq', [since]
+                'SELECT alias, "at", answered, failure, detail FROM probes WHERE "at" >= ? ORDER BY seq',
+                [since],
             ).fetchall()
             answers = cur.execute(
-                """SELECT alias, max("at") FROM seats WHERE "at" >= ? AND status = 'ok' AND purpose <> 'probe' """
+                """SELECT alias, max("at") FROM seats WHERE "at" >= ? AND status = 'ok' """
+                "AND purpose <> 'probe' "
                 "GROUP BY alias", [since]
             ).fetchall()
             restores = cur.execute(

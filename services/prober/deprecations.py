@@ -18,17 +18,18 @@ from nats.js.errors import NotFoundError
 
 from services.prober import retirement
 from services.prober.asking import ProbeAsker
-from services.prober.probes import CONFIRM, probe_call, probed_models, run_id
+from services.prober.probes import probed_models, run_id
 from services.prober.schedule import Due
 from services.prober.served import gone_message, missing_models
 from shared import bus, rpc, subjects
-from shared.alerts import kind_of
+from shared.alerts import kind_of, pending_key
 from shared.commands import EvidenceReply, EvidenceRequest, ModelsReply, ModelsRequest
 from shared.config_state import ConfigState
 from shared.config_writer import ConfigWriter
 from shared.events import AlertCleared, AlertRaised, ConfigEvent, MissingModel, ModelRetired, ServedChecked
 from shared.failures import failure_class
 from shared.ids import event_id, utcnow
+from shared.probe_calls import CONFIRM, probe_call
 
 EVIDENCE_DAYS = 14
 LIST_TIMEOUT_S = 40.0
@@ -52,7 +53,7 @@ class Deprecations:
                                   timeout=30.0)
         assessment = retirement.assess(self.models(evidence, missing), now)
         verdicts = [await self.confirmed(v, due) if v.action == "confirm" else v for v in assessment.verdicts]
-        raised = await self.apply(verdicts, assessment.held, missing)
+        raised = await self.apply(verdicts, assessment.held, missing, now)
         await self.sweep(raised)
         counts = {a: sum(1 for v in verdicts if v.action == a) for a in ("retire", "pending", "held")}
         return "done", (f"{len(missing)} missing; retired {counts['retire']}, pending {counts['pending']}, "
@@ -120,7 +121,7 @@ class Deprecations:
                                            done.error)
 
     async def apply(self, verdicts: list[retirement.Verdict], held: dict[str, list[str]],
-                    missing: list[MissingModel]) -> set[str]:
+                    missing: list[MissingModel], now: datetime) -> set[str]:
         """Retire, and raise the alerts; the keys raised (the sweep keeps those)."""
         raised: set[str] = set()
         for v in verdicts:
@@ -130,9 +131,12 @@ class Deprecations:
             if v.action == "retire":
                 await self.write(ModelRetired(id="", by=BY, alias=v.alias, why=f"auto: {v.why}"))
             elif v.action == "pending":
-                key = f"model:pending:{model.served}"
+                key = pending_key(model.served)
                 raised.add(key)
-                await self.alert(key, retirement.pending_message(v.alias, v.days), v.why, alias=v.alias)
+                by = now + timedelta(days=v.days)
+                action = (f"{v.why}; it retires on {by:%Y-%m-%d} unless it answers: "
+                          f"`bench model retry {v.alias}` (POST /api/retry) asks it now")
+                await self.alert(key, retirement.pending_message(v.alias, v.days), action, alias=v.alias)
         for conn, aliases in held.items():
             key = f"connection:held:{conn}"
             raised.add(key)

@@ -11,11 +11,12 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 
 from services.prober.asking import ProbeAsker
-from services.prober.probes import LARGE, TINY, ProbeKind, probe_call, probed_models, run_id, samples
+from services.prober.probes import probed_models, run_id, samples
 from services.prober.schedule import Due
 from shared.config_state import ConfigState
 from shared.events import SeatCompleted
 from shared.failures import failure_class
+from shared.probe_calls import LARGE, TINY, ProbeKind, probe_call
 from shared.scheduled_jobs import JobName
 
 Check = Callable[[Due], Awaitable[tuple[str, str]]]
