@@ -75,7 +75,8 @@ def test_scheduler_settings_are_stored_and_bad_ones_refused_with_the_valid_ones(
     http: httpx.Client, stack: Stack
 ) -> None:
     try:
-        done = bench("--json", "settings", "scheduler", "log-only", "--off", "perf,suite", url=stack.url, env=HERE)
+        done = bench("--json", "settings", "scheduler", "log-only", "--off", "perf,suite", url=stack.url,
+                     env=HERE)
         assert done.returncode == 0, done.stderr
         shown = ok(http.get("/api/scheduler"))["scheduler"]
         assert (shown["mode"], shown["source"]) == ("log-only", "config")
