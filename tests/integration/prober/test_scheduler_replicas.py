@@ -60,8 +60,8 @@ async def test_a_replica_stopped_mid_job_leaves_it_to_be_run_once_by_the_other(
     first_nc, second_nc = await connected(nats_server, 2)
     try:
         stuck, recorded = Runner(block=asyncio.Event()), list[JobRan]()
-        await until_cancelled(replica(first_nc, "p1", FakeTime(MONDAY_0459, MONDAY_0459 + timedelta(minutes=2)),
-                                      stuck, recorded))
+        first_time = FakeTime(MONDAY_0459, MONDAY_0459 + timedelta(minutes=2))
+        await until_cancelled(replica(first_nc, "p1", first_time, stuck, recorded))
         assert len(stuck.ran) == 1 and recorded == []
         later = MONDAY_0459 + timedelta(minutes=6)
         other = Runner()
