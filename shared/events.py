@@ -168,6 +168,17 @@ class ConnectionsSaved(ConfigEvent):
     allow_paid: list[str] = Field(default_factory=list)
 
 
+class ModelLearned(ConfigEvent):
+    """HL-3: a capability a probe found (only positives are stored), with where it was learned. A model
+    learned to call tools is then known to (`tools: true`), as if its registration had said so."""
+
+    type: Literal["model_learned"] = "model_learned"
+    alias: str
+    tools: Literal[True] | None = None
+    reasoning: Literal[True] | None = None
+    source: str = ""  # e.g. `probe 2026-01-04`
+
+
 class AlertRaised(ConfigEvent):
     """C-16: an alert raised (or raised again) under its key. Raising a key already up refreshes it
     (`last_seen`, message, action) and keeps its `first_seen`; `by` says who raised it."""
@@ -276,6 +287,7 @@ class SeatCompleted(ProviderCall):
     task: str = ""
     purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
     answer: str = ""
+    tool_calls: int = 0  # tool calls the reply made (HL-3's capabilities probe reads it)
 
     def subject(self) -> str:
         return subjects.seat_subject(self.call)
@@ -456,6 +468,7 @@ Event = Annotated[
     | ModelRetired
     | ModelUpdated
     | ModelRestored
+    | ModelLearned
     | GatewayKeyCreated
     | GatewayKeyRevoked
     | CollectionSaved
@@ -491,6 +504,7 @@ ConfigEvents = (
     LimitsSaved,
     ModelUpdated,
     ModelRestored,
+    ModelLearned,
     GatewayKeyCreated,
     GatewayKeyRevoked,
     ConnectionsSaved,

@@ -24,18 +24,31 @@ LARGE_PROMPT = "Summarise what this configuration sets up, in five bullet points
 )
 
 
+# HL-3: a question only a tool can answer, with the one tool that can.
+TOOLS_PROMPT = "What is the weather in Oslo right now? Use the tool you have."
+WEATHER_TOOL = {"type": "function", "function": {
+    "name": "get_weather", "description": "The current weather in a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+REASONING_PROMPT = ("A bat and a ball cost $1.10 in total. The bat costs $1.00 more than the ball. How many "
+                    "cents does the ball cost? Think it through, then reply with the number only.")
+
+
 @dataclass(frozen=True)
 class ProbeKind:
     code: str  # one letter in the call id
     seat: str  # the seat label, which the ledger's probes table reads as the kind
     prompt: str
     max_tokens: int
+    extra: tuple[tuple[str, object], ...] = ()  # further request options (the tools probe's tool)
 
 
 TINY = ProbeKind("t", "probe tiny", TINY_PROMPT, 16)
 LARGE = ProbeKind("l", "probe large", LARGE_PROMPT, 400)
 RETRY = ProbeKind("r", "probe retry", TINY_PROMPT, 16)
 CONFIRM = ProbeKind("c", "probe confirm", TINY_PROMPT, 16)
+TOOLS = ProbeKind("x", "probe tools", TOOLS_PROMPT, 200,
+                  (("tools", [WEATHER_TOOL]), ("tool_choice", "auto")))
+REASONING = ProbeKind("q", "probe reasoning", REASONING_PROMPT, 2000)
 
 
 def probe_call(state: ConfigState, run: str, model: ModelRegistered, kind: ProbeKind, now: float,
@@ -46,6 +59,7 @@ def probe_call(state: ConfigState, run: str, model: ModelRegistered, kind: Probe
         call=f"{run}.{tag}", panel=run, seat=kind.seat, alias=model.alias, served=model.served,
         endpoint=model.endpoint, base=endpoint.base, api=endpoint.api, headers=dict(endpoint.headers),
         connection=state.connection_of(model.alias), task=task, purpose="probe",
-        messages=[Msg(role="user", content=kind.prompt)], options={"max_tokens": kind.max_tokens},
+        messages=[Msg(role="user", content=kind.prompt)],
+        options={"max_tokens": kind.max_tokens, **dict(kind.extra)},
         deadline=now + PROBE_TIMEOUT_S, timeout_s=PROBE_TIMEOUT_S, retries=0, config_seq=state.seq,
     )

@@ -47,7 +47,7 @@ async def start_prober(nc: NATS, fallback: Mode, instance: str) -> Callable[[], 
         await bus.publish_event(js, event)
 
     scheduler = Scheduler(settings_of(config, fallback), JobLease(BucketRecords(js), instance, LEASE_S),
-                          JobRunner(config, asker, deprecations), record)
+                          JobRunner(config, asker, deprecations, deprecations.write), record)
     task = asyncio.create_task(scheduler.run(), name="scheduler")
 
     def report(done: asyncio.Task[None]) -> None:

@@ -25,15 +25,18 @@ class ProbeAsker:
     def __init__(self, nc: NATS) -> None:
         self.nc = nc
 
-    async def ask_all(self, calls: Iterable[SeatCall]) -> list[SeatCompleted]:
-        """Every call's completion (a call nobody answered in time is left out)."""
+    async def ask_all(self, calls: Iterable[SeatCall], gap_s: float = 0.0) -> list[SeatCompleted]:
+        """Every call's completion (a call nobody answered in time is left out); `gap_s` between one
+        connection's calls (HL-3)."""
         groups = by_connection(calls)
-        results = await asyncio.gather(*(self._ask_in_turn(group) for group in groups.values()))
+        results = await asyncio.gather(*(self._ask_in_turn(group, gap_s) for group in groups.values()))
         return [done for group in results for done in group]
 
-    async def _ask_in_turn(self, calls: list[SeatCall]) -> list[SeatCompleted]:
+    async def _ask_in_turn(self, calls: list[SeatCall], gap_s: float) -> list[SeatCompleted]:
         done: list[SeatCompleted] = []
-        for call in calls:
+        for i, call in enumerate(calls):
+            if i and gap_s:
+                await asyncio.sleep(gap_s)
             answer = await self.ask(call)
             if answer is not None:
                 done.append(answer)

@@ -13,7 +13,7 @@ from services.prober.probes import run_id
 from services.prober.schedule import Due
 from shared import bus, subjects
 from shared.config_state import ConfigState
-from shared.events import EndpointSaved, ModelRegistered, SeatCompleted, decode_event
+from shared.events import EndpointSaved, ModelLearned, ModelRegistered, SeatCompleted, decode_event
 from shared.failures import failure_class
 from tests.fakes.provider import FakeProvider
 from tests.integration.caller.conftest import CallerProcess
@@ -78,3 +78,29 @@ async def test_an_unreachable_endpoint_is_a_failure_class_not_a_crash(
     callers({**caller_env(), "BENCHWARMERS_KEY_DOWN": "sk-down"})
     outcome, summary = await JobRunner(config, ProbeAsker(prober_nc)).run(Due("availability", DUE), False)
     assert (outcome, summary) == ("done", "1 calls: 0 answered, other 1")
+
+
+async def test_the_capabilities_probe_learns_only_what_the_answers_showed(
+    nc: bus.NATS, prober_nc: bus.NATS, provider: FakeProvider, saved_endpoints: list[EndpointSaved],
+    callers: Callable[..., CallerProcess],
+) -> None:
+    provider.set_model("cap-tools", behaviour="tools")
+    provider.set_model("cap-reason", behaviour="reasoning")
+    provider.set_model("cap-broken", behaviour="no_tools")
+    config = await registered(nc, saved_endpoints, ["cap-tools", "cap-reason", "cap-broken"])
+    callers(caller_env())
+    learned: list[ModelLearned] = []
+
+    async def learn(event: ModelLearned) -> None:
+        learned.append(event)
+        config.apply(event)
+
+    runner = JobRunner(config, ProbeAsker(prober_nc), learn=learn, capability_gap_s=0.0)
+    outcome, summary = await runner.run(Due("capabilities", DUE), False)
+    assert outcome == "done"
+    assert summary.endswith("learned cap-reason: reasoning, cap-tools: tools"), summary
+    assert [(e.alias, e.tools, e.reasoning, e.source) for e in learned] == [
+        ("cap-tools", True, None, "probe 2026-01-05"), ("cap-reason", None, True, "probe 2026-01-05")]
+    assert config.models["cap-tools"].tools is True and config.models["cap-broken"].tools is None
+    tools_asked = [r for r in provider.requests() if r["model"] == "cap-broken" and r["body"].get("tools")]
+    assert len(tools_asked) == 1  # the forced-need question, with its one tool, asked once
