@@ -2,7 +2,7 @@
 
 Evidence is the model's probe rows and its answered offloads since it was last restored (failures before a
 restore are ignored); any answer resets the clock, so only failures after the last answer count. Sign-in
-failures and account-wide quotas never count. Then, in order:
+failures, account-wide quotas and the free-tier guard's refusals never count. Then, in order:
 - immediate: the latest probe (at most a day old) failed `structural`, `paywalled` or `entitlement` → ONE
   confirming call; retired only if it fails in one of those classes again;
 - missing from its endpoint's list for 3 days (no confirmation, no connection guard);
@@ -27,7 +27,9 @@ DAY = timedelta(days=1)
 MISSING_DAYS = 3
 OTHER_DAYS = 3
 BACKSTOP_SPAN = timedelta(days=7)
-ACCOUNT_WIDE = ("free-models-per-day", "usage_limit_exceeded")
+# Failures that say nothing about the model: account-wide quotas, and the free-tier guard (U-5) holding a
+# call back (our own refusal: the user may allow paid calls at any time).
+NOT_THE_MODEL = ("free-models-per-day", "usage_limit_exceeded", "not sent: the free-tier guard holds")
 SOFT = ("capacity", "timeout")  # never retire alone within 7 days, never an alert
 
 
@@ -70,7 +72,7 @@ def counted(model: Model) -> list[Evidence]:
     """Evidence that counts: after the restore, without sign-in failures and account-wide quotas."""
     return [e for e in sorted(model.evidence, key=lambda e: e.at)
             if (model.restored is None or e.at > model.restored) and e.failure != "signin"
-            and not any(word in e.detail for word in ACCOUNT_WIDE)]
+            and not any(words in e.detail for words in NOT_THE_MODEL)]
 
 
 def failing(evidence: list[Evidence]) -> list[Evidence]:

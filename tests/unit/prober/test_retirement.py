@@ -75,7 +75,9 @@ def test_any_answer_resets_the_clock_and_failures_before_a_restore_are_ignored()
     assert judge(restored, NOW).action == "well"
     signin = model("signin", *(fail(d, "signin") for d in (4, 3, 2)))
     quota = model("quota", *(fail(d, "other", "free-models-per-day exceeded") for d in (4, 3, 2)))
-    assert actions(signin, quota) == [("signin", "well"), ("quota", "well")]
+    guard = "Error: client failed: not sent: the free-tier guard holds x (payment required: $)"
+    held = model("held", fail(0.1, "entitlement", guard))
+    assert actions(signin, quota, held) == [("signin", "well"), ("quota", "well"), ("held", "well")]
 
 
 def test_three_days_missing_from_the_listing_retires_without_a_confirming_call_or_the_guard() -> None:
