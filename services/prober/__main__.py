@@ -14,7 +14,7 @@ from services.prober.asking import ProbeAsker
 from services.prober.deprecations import Deprecations
 from services.prober.job_lease import BucketRecords, JobLease
 from services.prober.jobs import JobRunner
-from services.prober.scheduler import LEASE_S, Scheduler, Settings
+from services.prober.scheduler import Scheduler, Settings
 from shared import bus, subjects
 from shared.config_state import ConfigState
 from shared.config_writer import ConfigWriter
@@ -35,7 +35,8 @@ def settings_of(config: ConfigState, fallback: Mode) -> Callable[[], Settings]:
     return current
 
 
-async def start_prober(nc: NATS, fallback: Mode, instance: str) -> Callable[[], Awaitable[None]]:
+async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, instance: str
+                       ) -> Callable[[], Awaitable[None]]:
     js = nc.jetstream()
     config = ConfigState()
     projection = bus.Projection(js, subjects.CONFIG, config.apply, "prober-config")
@@ -46,7 +47,8 @@ async def start_prober(nc: NATS, fallback: Mode, instance: str) -> Callable[[], 
     async def record(event: JobRan) -> None:
         await bus.publish_event(js, event)
 
-    scheduler = Scheduler(settings_of(config, fallback), JobLease(BucketRecords(js), instance, LEASE_S),
+    lease = JobLease(BucketRecords(js), instance, settings.job_lease_s)
+    scheduler = Scheduler(settings_of(config, fallback), lease,
                           JobRunner(config, asker, deprecations, deprecations.write), record)
     task = asyncio.create_task(scheduler.run(), name="scheduler")
 
@@ -75,7 +77,7 @@ def main() -> None:
     instance = instance_name("prober")
     login = login_or_exit("prober", settings)
     log.info("prober_starting", scheduler=mode.value)
-    run(serve("prober", instance, settings, login, lambda nc: start_prober(nc, mode, instance)))
+    run(serve("prober", instance, settings, login, lambda nc: start_prober(nc, settings, mode, instance)))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ from shared.ids import event_id
 from shared.scheduled_jobs import JobName, Mode
 
 TICK_S = 30.0
-LEASE_S = 120.0  # a claim lapses this long after its holder's last renewal
 MAX_RUN_S = 2 * 3600.0  # HL-7: each run at most 2 h
 
 Clock = Callable[[], datetime]
