@@ -288,6 +288,7 @@ class SeatCompleted(ProviderCall):
     purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
     answer: str = ""
     tool_calls: int = 0  # tool calls the reply made (HL-3's capabilities probe reads it)
+    first_token_s: float | None = None  # a streamed reply's first event, seconds after sending (HL-2)
 
     def subject(self) -> str:
         return subjects.seat_subject(self.call)

@@ -224,6 +224,7 @@ class ProbeRow(NamedTuple):
     answered: bool
     failure: str | None
     seconds: float
+    first_token_s: float | None
     tokens_out: int
     tokens_per_s: float | None
     detail: str  # the provider's words, at most 300 characters
@@ -440,10 +441,7 @@ def started(at: datetime, seconds: float, waited_s: float) -> datetime:
 def usage_row(seq: int, e: SeatCompleted | CallUsed) -> UsageRow:
     """The call's L-5 line; a refused call sent nothing, so it counts no request and no token."""
     refused = e.paced == "refused"
-    if isinstance(e, SeatCompleted):
-        panel, first_token_s = e.panel, None
-    else:
-        panel, first_token_s = e.conversation, e.first_token_s
+    panel = e.panel if isinstance(e, SeatCompleted) else e.conversation
     return UsageRow(
         call=e.call, seq=seq, event=e.id, t=started(e.at, e.seconds, e.waited_s), at=e.at, panel=panel,
         alias=e.alias, connection=e.connection, endpoint=e.endpoint, served=e.served, served_by=e.served_by,
@@ -453,7 +451,7 @@ def usage_row(seq: int, e: SeatCompleted | CallUsed) -> UsageRow:
         http_status=e.http_status,
         attempts=0 if refused else e.attempts, tokens_in=0 if refused else e.tokens_in,
         tokens_out=0 if refused else e.tokens_out, reasoning=e.reasoning_tokens, cached=e.cached_tokens,
-        estimated=e.tokens_estimated, seconds=e.seconds, first_token_s=first_token_s, caller=e.caller,
+        estimated=e.tokens_estimated, seconds=e.seconds, first_token_s=e.first_token_s, caller=e.caller,
         paced=e.paced, waited_s=e.waited_s,
     )
 
@@ -467,7 +465,8 @@ def probe_row(seq: int, e: SeatCompleted) -> ProbeRow:
     return ProbeRow(
         call=e.call, seq=seq, at=e.at, run=e.panel, job=e.task, kind=e.seat, alias=e.alias, served=e.served,
         connection=e.connection, answered=answered, failure=failure_class(e.status, e.error, e.answer),
-        seconds=e.seconds, tokens_out=e.tokens_out, tokens_per_s=rate, detail=e.error[:DETAIL_MAX],
+        seconds=e.seconds, first_token_s=e.first_token_s, tokens_out=e.tokens_out, tokens_per_s=rate,
+        detail=e.error[:DETAIL_MAX],
     )
 
 

@@ -56,6 +56,8 @@ async def test_an_availability_run_asks_every_model_through_the_callers_and_clas
     assert {e.purpose for e in completions.values()} == {"probe"}
     assert failure_class(completions["pb-gone"].status, completions["pb-gone"].error) == "structural"
     assert completions["pb-ok"].status == "ok" and completions["pb-ok"].seat == "probe tiny"
+    slow = completions["pb-slow"].first_token_s  # the fake waits 300 ms before its first event
+    assert slow is not None and 0.3 <= slow <= completions["pb-slow"].seconds + 0.05
     assert sorted(probed(provider, served)) == sorted(served)
 
     # The same due time again (a replica taking over a run): every answer is already stored.

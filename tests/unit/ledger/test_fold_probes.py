@@ -17,18 +17,21 @@ def probe(call: str, status: str, error: str = "", tokens_out: int = 0) -> SeatC
     return SeatCompleted(id=f"seat:{RUN}.{call}", at=T0, call=f"{RUN}.{call}", panel=RUN, seat="probe tiny",
                          alias=call, served=f"v/{call}", endpoint="e", connection="e", status=status,
                          seconds=2.0, error=error, answer="ready" if status == "ok" else "", purpose="probe",
-                         task="availability", tokens_out=tokens_out)
+                         task="availability", tokens_out=tokens_out,
+                         first_token_s=0.4 if status == "ok" else None)
 
 
 def test_probe_completions_become_probe_rows_with_their_failure_class() -> None:
     ok = probe("t1", "ok", tokens_out=8)
     gone = probe("t2", "error", error='Error: Error code: 404 - {"error": "model does not exist"}')
     rows = fold_batch([(1, ok), (2, gone), (3, ok)])
-    found = [(r.alias, r.job, r.kind, r.answered, r.failure, r.tokens_per_s) for r in rows.probes.values()]
+    found = [(r.alias, r.job, r.kind, r.answered, r.failure, r.first_token_s, r.tokens_per_s)
+             for r in rows.probes.values()]
     assert found == [
-        ("t1", "availability", "probe tiny", True, None, 4.0),
-        ("t2", "availability", "probe tiny", False, "structural", None),
+        ("t1", "availability", "probe tiny", True, None, 0.4, 4.0),
+        ("t2", "availability", "probe tiny", False, "structural", None, None),
     ]
+    assert rows.usage[ok.call].first_token_s == 0.4
     assert rows.usage[gone.call].failure == "structural" and rows.seats[gone.call].failure == "structural"
 
 
