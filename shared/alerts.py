@@ -42,6 +42,20 @@ def paid_hold(
     return alert
 
 
+PENDING_PREFIX = "model:pending:"
+
+
+def pending_key(served: str) -> str:
+    """HL-5/C-16: the key of the `retiring` alert ("<alias> retires in N days unless it answers")."""
+    return PENDING_PREFIX + served
+
+
+def retiring(alerts: Mapping[str, Alert], served: str) -> Alert | None:
+    """The model's active `retiring` alert: explorers avoid it (P-7, A-7); a retry that answers clears it."""
+    alert = alerts.get(pending_key(served))
+    return alert if alert is not None and alert.kind == "retiring" else None
+
+
 def prefix_of(key: str) -> str | None:
     """The C-16 prefix a key starts with, when something follows it; None for any other shape."""
     for prefixes in KEY_PREFIXES.values():

@@ -191,6 +191,8 @@ async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True)
         # MCP-3: one entry per (agent session, seat) already reminded of, made by an atomic create.
         js_api.KeyValueConfig(bucket=subjects.REMINDERS_BUCKET, ttl=REMINDERS_TTL_S, history=1,
                               replicas=replicas),
+        # HL-7: one record per scheduled job, claimed with compare-and-set by one prober replica.
+        js_api.KeyValueConfig(bucket=subjects.JOBS_BUCKET, history=1, replicas=replicas),
     ]
     for bucket in buckets:
         problems.append(await ensure_bucket(js, bucket))

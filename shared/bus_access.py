@@ -30,6 +30,7 @@ STREAMS = (subjects.EVENTS_STREAM, subjects.CALLS_STREAM)
 BUCKETS = (
     subjects.IDS_BUCKET, subjects.LIMITS_BUCKET, subjects.CONVERSATIONS_BUCKET, subjects.KEY_RATES_BUCKET,
     subjects.REMINDERS_BUCKET,
+    subjects.JOBS_BUCKET,
 )
 STREAM_OWNER = "ledger"
 
@@ -140,8 +141,16 @@ GRANTS: dict[str, Grant] = {
         ),
         subscribe=(subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS),
     ),
-    # Between requests (the probes to come ask the callers through the gateway's seams); today: health.
-    "prober": service_base("prober"),
+    # Between requests (HL-1..HL-7): claims due jobs in `bench_jobs`, queues probe calls for the callers and
+    # hears their completions, asks callers for endpoint listings (HL-4) and the ledger for evidence,
+    # records job runs and writes the alerts and retirements its checks decide.
+    "prober": service_base("prober") + reads_stream(EVENTS) + uses_bucket(subjects.JOBS_BUCKET) + Grant(
+        publish=(
+            subjects.CONFIG, f"{subjects.JOB_PREFIX}.>", subjects.CALLS_ALL, subjects.RPC_CALLER_MODELS,
+            LEDGER_RPC,
+        ),
+        subscribe=(f"{subjects.SEAT_PREFIX}.>",),
+    ),
     # Folds every event into DuckDB, answers the ledger's questions, records verdicts; owns the streams.
     "ledger": service_base("ledger") + reads_stream(EVENTS) + Grant(
         publish=(f"{subjects.VERDICT_PREFIX}.>",),

@@ -424,6 +424,7 @@ class UsageLine(BaseModel):
     collection: str
     purpose: str
     status: str
+    failure: str | None = None  # HL-1's class; None when it answered
     http_status: int | None
     attempts: int
     tokens_in: int
@@ -487,3 +488,28 @@ class PacingReply(BaseModel):
     rows: list[PacingRow] = Field(default_factory=list)
     month: str = ""  # YYYY-MM
     month_requests: int = 0
+
+
+# ---------------------------------------------------------------- health evidence (HL-5)
+
+
+class EvidenceRequest(BaseModel):
+    """What the auto-retire rules weigh, since a time: probe rows, each model's latest answered offload,
+    and when each model was last restored."""
+
+    model_config = ConfigDict(extra="forbid")
+    since: datetime
+
+
+class EvidenceLine(BaseModel):
+    alias: str
+    at: datetime
+    answered: bool
+    failure: str | None = None
+    detail: str = ""
+    probe: bool = True  # False: the model's latest answered offload (panel, merger, route, shadow)
+
+
+class EvidenceReply(BaseModel):
+    rows: list[EvidenceLine] = Field(default_factory=list)
+    restored: dict[str, datetime] = Field(default_factory=dict)

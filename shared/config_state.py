@@ -25,10 +25,12 @@ from shared.events import (
     GatewayKeyRevoked,
     GatewaySettingsSaved,
     LimitsSaved,
+    ModelLearned,
     ModelRegistered,
     ModelRestored,
     ModelRetired,
     ModelUpdated,
+    SchedulerSaved,
 )
 
 DEFAULT_MAX_CALLS = 5
@@ -63,6 +65,10 @@ class ConfigState:
     # C-16: active alerts by key; U-5: what the free-tier guard lets through anyway (connections.json).
     alerts: dict[str, Alert] = field(default_factory=dict)
     allow_paid: list[str] = field(default_factory=list)
+    # HL-3: the capabilities probes found, by alias (`tools`, `reasoning`); only positives are learned.
+    learned: dict[str, set[str]] = field(default_factory=dict)
+    # HL-7: the scheduler's settings as last saved; None until someone sets them (the environment decides).
+    scheduler: SchedulerSaved | None = None
     seq: int = 0  # last stream sequence of a config event folded
 
     def apply(self, event: EventBase, seq: int = 0) -> None:
@@ -110,6 +116,18 @@ class ConfigState:
 
     def _save_connections(self, event: ConnectionsSaved) -> None:
         self.allow_paid = list(dict.fromkeys(event.allow_paid))
+
+    def _save_scheduler(self, event: SchedulerSaved) -> None:
+        self.scheduler = event
+
+    def _learn(self, event: ModelLearned) -> None:
+        model = self.models.get(event.alias)
+        if model is None:
+            return
+        found = {name for name in ("tools", "reasoning") if getattr(event, name)}
+        self.learned.setdefault(event.alias, set()).update(found)
+        if event.tools:
+            self.models[event.alias] = model.model_copy(update={"tools": True})
 
     def _clear_alert(self, event: AlertCleared) -> None:
         self.alerts.pop(event.key, None)
@@ -176,6 +194,8 @@ class ConfigState:
                 self.collections[name] = col.model_copy(
                     update={"members": members, "merger": merger, "shadows": shadows}
                 )
+        if old in self.learned:
+            self.learned[new] = self.learned.pop(old)
         if old in self.model_limits:
             self.model_limits[new] = self.model_limits.pop(old).model_copy(update={"name": new})
         self.allow_paid = [new if a == old else a for a in self.allow_paid]
@@ -270,6 +290,8 @@ APPLY: dict[type[EventBase], Callable[[ConfigState, Any], None]] = {
     ConnectionsSaved: ConfigState._save_connections,
     AlertRaised: ConfigState._raise,
     AlertCleared: ConfigState._clear_alert,
+    SchedulerSaved: ConfigState._save_scheduler,
+    ModelLearned: ConfigState._learn,
 }
 
 

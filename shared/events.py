@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, TypeAdapter
 from shared import subjects
 from shared.alerts import AlertKind
 from shared.ids import utcnow
+from shared.scheduled_jobs import JobName, Mode
 
 
 class EventBase(BaseModel):
@@ -167,6 +168,17 @@ class ConnectionsSaved(ConfigEvent):
     allow_paid: list[str] = Field(default_factory=list)
 
 
+class ModelLearned(ConfigEvent):
+    """HL-3: a capability a probe found (only positives are stored), with where it was learned. A model
+    learned to call tools is then known to (`tools: true`), as if its registration had said so."""
+
+    type: Literal["model_learned"] = "model_learned"
+    alias: str
+    tools: Literal[True] | None = None
+    reasoning: Literal[True] | None = None
+    source: str = ""  # e.g. `probe 2026-01-04`
+
+
 class AlertRaised(ConfigEvent):
     """C-16: an alert raised (or raised again) under its key. Raising a key already up refreshes it
     (`last_seen`, message, action) and keeps its `first_seen`; `by` says who raised it."""
@@ -185,6 +197,15 @@ class AlertCleared(ConfigEvent):
 
     type: Literal["alert_cleared"] = "alert_cleared"
     key: str
+
+
+class SchedulerSaved(ConfigEvent):
+    """HL-7: the scheduler's mode and the jobs switched off (the rest run at their times). Replaces both;
+    its `at` is when the scheduler was last set, so runs due before it are never caught up as missed."""
+
+    type: Literal["scheduler_saved"] = "scheduler_saved"
+    mode: Mode
+    off: list[JobName] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------- panels and seats
@@ -266,6 +287,8 @@ class SeatCompleted(ProviderCall):
     task: str = ""
     purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
     answer: str = ""
+    tool_calls: int = 0  # tool calls the reply made (HL-3's capabilities probe reads it)
+    first_token_s: float | None = None  # a streamed reply's first event, seconds after sending (HL-2)
 
     def subject(self) -> str:
         return subjects.seat_subject(self.call)
@@ -398,6 +421,47 @@ class RouteTurn(EventBase):
         return subjects.route_subject(self.conversation)
 
 
+class JobRan(EventBase):
+    """HL-7: a scheduled job's run on one due time (or, in log-only mode, that it would have run). Its id
+    names the job and the due time, so a run resumed by another replica after a death is recorded once."""
+
+    type: Literal["job_ran"] = "job_ran"
+    job: JobName
+    due: datetime
+    mode: Literal["log-only", "run"]
+    instance: str
+    started: datetime
+    catching_up: bool = False
+    took_over: bool = False
+    outcome: Literal["done", "would run", "failed", "not built", "timed out"]
+    summary: str = ""
+
+    def subject(self) -> str:
+        return subjects.job_subject(self.job)
+
+
+class MissingModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    endpoint: str
+    served: str
+    alias: str
+    since: datetime  # the first check that found it missing, in a row
+
+
+class ServedChecked(EventBase):
+    """HL-4: each endpoint's listing compared with what is registered on it. `unreachable` endpoints kept
+    their models as present; `missing` carries over `since` from the check before, so HL-5's 3-days-missing
+    rule reads it from the latest check alone."""
+
+    type: Literal["served_checked"] = "served_checked"
+    listed: dict[str, int] = Field(default_factory=dict)  # endpoint → how many models it listed
+    unreachable: dict[str, str] = Field(default_factory=dict)  # endpoint → why
+    missing: list[MissingModel] = Field(default_factory=list)
+
+    def subject(self) -> str:
+        return subjects.SERVED_CHECKS
+
+
 Event = Annotated[
     EndpointSaved
     | EndpointRemoved
@@ -405,6 +469,7 @@ Event = Annotated[
     | ModelRetired
     | ModelUpdated
     | ModelRestored
+    | ModelLearned
     | GatewayKeyCreated
     | GatewayKeyRevoked
     | CollectionSaved
@@ -414,6 +479,7 @@ Event = Annotated[
     | ConnectionsSaved
     | AlertRaised
     | AlertCleared
+    | SchedulerSaved
     | PanelSeated
     | SeatCompleted
     | PanelAnswered
@@ -422,7 +488,9 @@ Event = Annotated[
     | CallUsed
     | RouteTurn
     | LimitLearned
-    | QuotaObserved,
+    | QuotaObserved
+    | JobRan
+    | ServedChecked,
     Field(discriminator="type"),
 ]
 
@@ -437,11 +505,13 @@ ConfigEvents = (
     LimitsSaved,
     ModelUpdated,
     ModelRestored,
+    ModelLearned,
     GatewayKeyCreated,
     GatewayKeyRevoked,
     ConnectionsSaved,
     AlertRaised,
     AlertCleared,
+    SchedulerSaved,
 )
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

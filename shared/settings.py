@@ -148,4 +148,7 @@ class LedgerSettings(BusSettings):
 
 
 class ProberSettings(BusSettings):
-    scheduler: str = "off"
+    scheduler: str = "off"  # until a `scheduler_saved` config event says otherwise
+    # HL-7: a job's claim in `bench_jobs` lapses this long after its holder's last renewal (renewed every
+    # quarter of it), and a lapsed claim is taken over by another replica.
+    job_lease_s: float = 120.0

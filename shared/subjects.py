@@ -33,6 +33,8 @@ RPC_LEDGER_USAGE = "bench.rpc.ledger.usage"
 RPC_LEDGER_SQL = "bench.rpc.ledger.sql"
 # L-2: a connection's sent history, for a caller seeding its pacing windows when a limit starts to bind.
 RPC_LEDGER_PACING = "bench.rpc.ledger.pacing"
+# HL-5: the prober's auto-retire evidence (probe rows, latest answers, restores).
+RPC_LEDGER_EVIDENCE = "bench.rpc.ledger.evidence"
 # Only callers hold provider keys, so a provider's model list (C-3) is fetched by a caller.
 RPC_CALLER_MODELS = "bench.rpc.caller.models"
 
@@ -57,6 +59,13 @@ KEY_RATES_BUCKET = "bench_key_rates"
 # MCP-3: which seats each agent session was already reminded of (`pending_verdicts`), so a session is told
 # once per seat whichever gateway replica its Stop hook reaches.
 REMINDERS_BUCKET = "bench_reminders"
+# HL-7: one record per scheduled job (its last claimed due time, who holds it, until when), claimed with
+# compare-and-set so a due job runs on exactly one prober replica.
+JOBS_BUCKET = "bench_jobs"
+# HL-7: a scheduled job's run (or, in log-only mode, its would-run), as the ledger keeps it.
+JOB_PREFIX = "bench.ev.job"
+# HL-4: the deprecations job's served check (each endpoint's listing against what is registered on it).
+SERVED_CHECKS = f"{JOB_PREFIX}.served-check"
 
 
 def panel_subject(panel: str) -> str:
@@ -78,6 +87,10 @@ def verdict_subject(call: str) -> str:
 
 def usage_subject(connection: str) -> str:
     return f"{USAGE_PREFIX}.{connection or 'unknown'}"
+
+
+def job_subject(job: str) -> str:
+    return f"{JOB_PREFIX}.{job}"
 
 
 def call_subject(call: str) -> str:

@@ -14,7 +14,16 @@ from cli.output import confirm, record_table, rows_table, show
 from cli.session import session
 
 app = noun_app("Models on the bench.")
-COLUMNS = ("alias", "served", "role", "status", "endpoint", "connection", "ad_hoc", "why")
+COLUMNS = ("alias", "served", "role", "status", "last_probe", "endpoint", "connection", "ad_hoc", "why")
+
+
+def probed(model: dict[str, Any]) -> dict[str, Any]:
+    """The latest probe as one cell: when, and its failure class when it did not answer."""
+    last = model.get("last_probe")
+    if not isinstance(last, dict):
+        return model
+    how = "ok" if last.get("answered") else last.get("failure") or "failed"
+    return {**model, "last_probe": f"{str(last.get('at', ''))[:16]} {how}"}
 
 
 class OnOff(StrEnum):
@@ -28,7 +37,8 @@ def models(
     find: Annotated[str | None, typer.Option(help="Only aliases or served ids containing this.")] = None,
     role: Annotated[str | None, typer.Option(help="Only this role.")] = None,
 ) -> None:
-    """List the models on the bench with their status (GET /api/models).
+    """List the models on the bench with their status: healthy, failing, cooling, retiring, untested or
+    retired, and their latest probe (GET /api/models).
 
     Example:
 
@@ -45,7 +55,7 @@ def models(
             rows = [m for m in rows if find.lower() in f"{m.get('alias')} {m.get('served')}".lower()]
         if role:
             rows = [m for m in rows if m.get("role") == role]
-        show(rows_table("models", COLUMNS, rows))
+        show(rows_table("models", COLUMNS, [probed(m) for m in rows]))
 
     s.emit(reply, human)
 
@@ -177,6 +187,25 @@ def retire(
     if reason:
         body["reason"] = reason
     change(ctx, "/api/remove", body, f"retired {alias}")
+
+
+@app.command("retry")
+def retry(
+    ctx: typer.Context,
+    alias: Annotated[str, typer.Argument(help="The model's alias.")],
+) -> None:
+    """Ask a model one probe call now; an answer clears its "retiring" alert (POST /api/retry).
+
+    Example:
+
+    \b
+      bench model retry flaky-model
+    """
+    s = session(ctx)
+    with s.client() as client:
+        reply = client.post("/api/retry", {"alias": alias})
+    s.emit(reply, lambda data: show(record_table(f"retry {alias}",
+                                                 {k: v for k, v in data.items() if k != "ok"})))
 
 
 @app.command("restore")

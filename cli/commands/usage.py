@@ -11,8 +11,8 @@ import typer
 from cli.output import rows_table, show
 from cli.session import session
 
-COLUMNS = ("t", "call", "alias", "connection", "purpose", "status", "http_status", "attempts", "tokens_in",
-           "tokens_out", "seconds", "paced")
+COLUMNS = ("t", "call", "alias", "connection", "purpose", "status", "failure", "http_status", "attempts",
+           "tokens_in", "tokens_out", "seconds", "paced")
 
 
 def iso_time(text: str | None) -> str | None:

@@ -71,6 +71,7 @@ class CallOutcome:
     retry_after: str | None = None
     connection_failed: bool = False
     quotas: list[Quota] = field(default_factory=list)  # what the reply said about the provider's limits
+    first_token_s: float | None = None  # a streamed reply: its first event, seconds after sending
 
     @property
     def produced_output(self) -> bool:

@@ -47,6 +47,7 @@ def seat_completed(call: SeatCall, report: CallReport, caller: str) -> SeatCompl
         tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, reasoning_tokens=usage.reasoning,
         cached_tokens=usage.cached, tokens_estimated=estimated,
         served_by=outcome.model, swap=is_swap(call.served, outcome.model),
+        tool_calls=len(outcome.tool_calls), first_token_s=outcome.first_token_s,
         paced=report.paced, waited_s=round(report.waited_s, 1),
     )
 

@@ -173,7 +173,8 @@ class Upstream:
         return outcome
 
     async def attempt(self, request: UpstreamRequest, adapter: Adapter) -> CallOutcome:
-        return await self.exchange(request, lambda resp: self._read_reply(resp, adapter))
+        sent = time.monotonic()
+        return await self.exchange(request, lambda resp: self._read_reply(resp, adapter, sent))
 
     async def exchange(self, request: UpstreamRequest,
                        read: Callable[[httpx.Response], Awaitable[CallOutcome]]) -> CallOutcome:
@@ -210,7 +211,9 @@ class Upstream:
                            quotas=quotas_from(resp.headers, resp.status_code, body, host, now))
 
     @staticmethod
-    async def _read_reply(resp: httpx.Response, adapter: Adapter) -> CallOutcome:
+    async def _read_reply(resp: httpx.Response, adapter: Adapter, sent: float) -> CallOutcome:
+        """The reply as an outcome; a streamed one also says how long its first event took after sending
+        (HL-2's time to first token)."""
         if "text/event-stream" not in resp.headers.get("content-type", ""):
             raw = await read_capped(resp)
             if not raw.lstrip().startswith((b"data:", b"event:")):
@@ -219,15 +222,19 @@ class Upstream:
             for line in raw.decode(errors="replace").splitlines():
                 parser.feed_line(line)
             return parser.finish()
-        parser, size = adapter.parser(), 0
+        parser, size, first = adapter.parser(), 0, None
         async for line in resp.aiter_lines():
             size += len(line) + 1
             if size > MAX_REPLY_BYTES:
                 raise ReplyTooLarge
+            if first is None and line.startswith("data:"):
+                first = round(time.monotonic() - sent, 3)
             parser.feed_line(line)
             if parser.done or parser.outcome.error:
                 break
-        return parser.finish()
+        outcome = parser.finish()
+        outcome.first_token_s = first
+        return outcome
 
 
 async def read_capped(resp: httpx.Response) -> bytes:

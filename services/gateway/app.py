@@ -12,7 +12,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from services.gateway.admin.writer import ConfigWriter
 from services.gateway.context import GatewayContext
 from services.gateway.deliver import PanelReplies
 from services.gateway.formats import FORMATS
@@ -32,6 +31,7 @@ from services.gateway.routes.generate import generation_endpoint
 from shared import bus, subjects
 from shared.bus_credentials import BusLogin
 from shared.config_state import ConfigState
+from shared.config_writer import ConfigWriter
 from shared.ops import Readiness
 from shared.runtime import report_mismatches, start_ops, watch_bus
 from shared.settings import GatewaySettings, instance_name

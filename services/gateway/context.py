@@ -13,13 +13,13 @@ from nats.js import JetStreamContext
 from pydantic import BaseModel
 
 from services.gateway import bus_calls
-from services.gateway.admin.writer import ConfigWriter, config_caught_up
 from services.gateway.ask import Ask, Refusal
 from services.gateway.panel.resolve import Resolved, resolve
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.reply_mode import ReplyMode
 from shared import bus
 from shared.config_state import ConfigState
+from shared.config_writer import ConfigWriter, config_caught_up
 from shared.settings import GatewaySettings
 
 LEDGER_TIMEOUT_S = 30.0

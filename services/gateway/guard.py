@@ -19,11 +19,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.gateway import access
 from services.gateway.access import Caller, RouteKind
-from services.gateway.admin.writer import config_caught_up
 from services.gateway.allow import Allowed, cors_headers, preflight_headers
 from services.gateway.errors_by_path import error_body
 from services.gateway.http import ADMIN_BODY_LIMIT, GATEWAY_BODY_LIMIT, IMAGE_ADVICE
 from services.gateway.keys.admit import RETRY_AFTER, key_book
+from shared.config_writer import config_caught_up
 from shared.settings import GatewaySettings
 from shared.version import version_line
 

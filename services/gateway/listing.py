@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.gateway.ask import REPLY_MODES
+from shared.alerts import retiring
 from shared.config_state import ConfigState
 from shared.events import CollectionSaved, ModelRegistered
 
@@ -13,13 +14,18 @@ CAPABILITIES = ("tools", "vision", "structured_output", "reasoning")
 
 
 def together(col: CollectionSaved, state: ConfigState) -> dict[str, Any]:
-    """What the members have together: the smallest known window, the capabilities ALL of them have."""
+    """What the members have together: the smallest known window, the capabilities ALL of them have
+    (registered, or learned by a probe, HL-3)."""
     models: list[ModelRegistered] = [state.models[m] for m in col.members if m in state.models]
     windows = [m.context_window for m in models if m.context_window]
     known = {m.alias for m in models if m.context_window}
+
+    def has(model: ModelRegistered, cap: str) -> bool:
+        return getattr(model, cap, None) is True or cap in state.learned.get(model.alias, set())
+
     capabilities = [
         cap for cap in CAPABILITIES
-        if models and len(models) == len(col.members) and all(getattr(m, cap, None) is True for m in models)
+        if models and len(models) == len(col.members) and all(has(m, cap) for m in models)
     ]
     return {
         "context_window": min(windows) if windows else None,
@@ -45,6 +51,9 @@ def model_rows(state: ConfigState) -> list[dict[str, Any]]:
             "explorers": state.explorer_count(len(col.members)),
             "merger": col.merger,
             "together": together(col, state),
+            # HL-5: members on a `retiring` alert (they retire unless they answer; explorers avoid them).
+            "retiring": [m.alias for m in (state.models.get(a) for a in col.members)
+                         if m is not None and retiring(state.alerts, m.served) is not None],
         }
         modes = [col.reply, *(m for m in REPLY_MODES if m != col.reply)]
         for mode in modes:

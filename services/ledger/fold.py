@@ -27,6 +27,7 @@ from shared.events import (
     EventBase,
     GatewayKeyCreated,
     GatewaySettingsSaved,
+    JobRan,
     LimitLearned,
     PanelAnswered,
     PanelSeated,
@@ -35,6 +36,7 @@ from shared.events import (
     SeatCompleted,
     VerdictRecorded,
 )
+from shared.failures import failure_class
 
 # A header whose name says it carries a credential never reaches the ledger, even though no event
 # should hold one (endpoint keys live in the callers' environment).
@@ -102,6 +104,7 @@ class SeatRow(NamedTuple):
     seconds: float
     answer: str
     error: str
+    failure: str | None  # HL-1's class; None when it answered
     http_status: Integer | None
     attempts: Integer
     tokens_in: int
@@ -180,6 +183,45 @@ class QuotaRow(NamedTuple):
     source: str
 
 
+class ProbeRow(NamedTuple):
+    """HL-2: one probe call (availability, perf, a confirming call, a retry): how it went, its failure class
+    (HL-1) and its throughput. `run` is the job's run id; `kind` the seat label (`probe tiny`, …)."""
+
+    call: str
+    seq: int
+    at: datetime
+    run: str
+    job: str
+    kind: str
+    alias: str
+    served: str
+    connection: str
+    answered: bool
+    failure: str | None
+    seconds: float
+    first_token_s: float | None
+    tokens_out: int
+    tokens_per_s: float | None
+    detail: str  # the provider's words, at most 300 characters
+
+
+class JobRunRow(NamedTuple):
+    """HL-7: one scheduled job's run on one due time (or its would-run in log-only mode)."""
+
+    id: str
+    seq: int
+    at: datetime
+    job: str
+    due: datetime
+    mode: str
+    instance: str
+    started: datetime
+    catching_up: bool
+    took_over: bool
+    outcome: str
+    summary: str
+
+
 class VerdictRow(NamedTuple):
     """One verdict event; a call's verdict is its latest row (highest seq)."""
 
@@ -249,6 +291,8 @@ class Rows:
     limits_learned: dict[str, LimitLearnedRow] = field(default_factory=dict)
     quota_records: dict[tuple[str, str, str, str], QuotaRow] = field(default_factory=dict)
     alerts: dict[str, AlertRow] = field(default_factory=dict)
+    probes: dict[str, ProbeRow] = field(default_factory=dict)
+    job_runs: dict[str, JobRunRow] = field(default_factory=dict)
 
     def add(self, seq: int, event: EventBase) -> None:
         self.events.append(EventRow(seq, event.id, _type(event), event.at, event.by))
@@ -258,6 +302,8 @@ class Rows:
 
     def _seat_completed(self, seq: int, event: SeatCompleted) -> None:
         self.seats.setdefault(event.call, seat_row(seq, event))
+        if event.purpose == "probe":
+            self.probes.setdefault(event.call, probe_row(seq, event))
         if is_provider_call(event):
             self.usage.setdefault(event.call, usage_row(seq, event))
 
@@ -288,6 +334,9 @@ class Rows:
     def _limit_learned(self, seq: int, event: LimitLearned) -> None:
         self.limits_learned.setdefault(event.id, limit_learned_row(seq, event))
 
+    def _job_ran(self, seq: int, event: JobRan) -> None:
+        self.job_runs.setdefault(event.id, job_run_row(seq, event))
+
     def _quota_observed(self, seq: int, event: QuotaObserved) -> None:
         for quota in quota_rows(seq, event):  # later reports replace earlier ones
             self.quota_records[(quota.connection, quota.alias, quota.metric, quota.period)] = quota
@@ -310,6 +359,7 @@ HANDLERS: dict[type[EventBase], Handler] = {
     RouteTurn: Rows._route_turn,
     LimitLearned: Rows._limit_learned,
     QuotaObserved: Rows._quota_observed,
+    JobRan: Rows._job_ran,
 }
 
 
@@ -335,7 +385,8 @@ def seat_row(seq: int, e: SeatCompleted) -> SeatRow:
     return SeatRow(
         call=e.call, seq=seq, event=e.id, at=e.at, panel=e.panel, seat=e.seat, alias=e.alias, served=e.served,
         endpoint=e.endpoint, connection=e.connection, collection=e.collection, task=e.task, purpose=e.purpose,
-        status=e.status, seconds=e.seconds, answer=e.answer, error=e.error, http_status=e.http_status,
+        status=e.status, seconds=e.seconds, answer=e.answer, error=e.error,
+        failure=failure_class(e.status, e.error, e.answer), http_status=e.http_status,
         attempts=e.attempts, tokens_in=e.tokens_in, tokens_out=e.tokens_out, reasoning=e.reasoning_tokens,
         cached=e.cached_tokens, estimated=e.tokens_estimated, caller=e.caller, served_by=e.served_by,
         swap=e.swap, paced=e.paced, waited_s=e.waited_s,
@@ -365,19 +416,40 @@ def started(at: datetime, seconds: float, waited_s: float) -> datetime:
 def usage_row(seq: int, e: SeatCompleted | CallUsed) -> tuple[Any, ...]:
     """The call's L-5 line; a refused call sent nothing, so it counts no request and no token."""
     refused = e.paced == "refused"
-    if isinstance(e, SeatCompleted):
-        panel, first_token_s = e.panel, None
-    else:
-        panel, first_token_s = e.conversation, e.first_token_s
+    panel = e.panel if isinstance(e, SeatCompleted) else e.conversation
     return UsageRow(
         call=e.call, seq=seq, event=e.id, t=started(e.at, e.seconds, e.waited_s), at=e.at, panel=panel,
         alias=e.alias, connection=e.connection, endpoint=e.endpoint, served=e.served, served_by=e.served_by,
         swap=e.swap, collection=e.collection, purpose=e.purpose,
-        status=usage_status(e.status, e.paced, e.error), http_status=e.http_status,
+        status=usage_status(e.status, e.paced, e.error),
+        failure=failure_class(e.status, e.error, e.answer if isinstance(e, SeatCompleted) else ""),
+        http_status=e.http_status,
         attempts=0 if refused else e.attempts, tokens_in=0 if refused else e.tokens_in,
         tokens_out=0 if refused else e.tokens_out, reasoning=e.reasoning_tokens, cached=e.cached_tokens,
-        estimated=e.tokens_estimated, seconds=e.seconds, first_token_s=first_token_s, caller=e.caller,
+        estimated=e.tokens_estimated, seconds=e.seconds, first_token_s=e.first_token_s, caller=e.caller,
         paced=e.paced, waited_s=e.waited_s,
+    )
+
+
+DETAIL_MAX = 300
+
+
+def probe_row(seq: int, e: SeatCompleted) -> ProbeRow:
+    answered = e.status == "ok"
+    rate = round(e.tokens_out / e.seconds, 1) if answered and e.seconds > 0 and e.tokens_out else None
+    return ProbeRow(
+        call=e.call, seq=seq, at=e.at, run=e.panel, job=e.task, kind=e.seat, alias=e.alias, served=e.served,
+        connection=e.connection, answered=answered, failure=failure_class(e.status, e.error, e.answer),
+        seconds=e.seconds, first_token_s=e.first_token_s, tokens_out=e.tokens_out, tokens_per_s=rate,
+        detail=e.error[:DETAIL_MAX],
+    )
+
+
+def job_run_row(seq: int, e: JobRan) -> JobRunRow:
+    return JobRunRow(
+        id=e.id, seq=seq, at=e.at, job=e.job.value, due=e.due, mode=e.mode, instance=e.instance,
+        started=e.started, catching_up=e.catching_up, took_over=e.took_over, outcome=e.outcome,
+        summary=e.summary,
     )
 
 

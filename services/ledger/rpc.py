@@ -18,6 +18,8 @@ from services.ledger.ledger import Behind, Ledger
 from services.ledger.store import Store
 from shared import rpc, subjects
 from shared.commands import (
+    EvidenceReply,
+    EvidenceRequest,
     LedgerStatus,
     LedgerStatusRequest,
     PacingReply,
@@ -72,6 +74,10 @@ class Handlers:
         """L-2 for a caller seeding its windows: every usage published before the question is in."""
         return await self.ledger.read(Store.pacing_history, req.connection, utcnow())
 
+    async def evidence(self, req: EvidenceRequest) -> EvidenceReply:
+        """HL-5 for the prober: every event published before the question is folded first."""
+        return await self.ledger.read(Store.evidence, req.since)
+
     async def sql(self, req: SqlRequest) -> SqlReply:
         reply = await self.ledger.sql(req)
         if reply.error is not None:
@@ -112,6 +118,7 @@ async def serve(bus: rpc.Bus, ledger: Ledger) -> list[rpc.Subscription]:
         subjects.RPC_LEDGER_USAGE: (UsageRequest, h.usage),
         subjects.RPC_LEDGER_SQL: (SqlRequest, h.sql),
         subjects.RPC_LEDGER_PACING: (PacingRequest, h.pacing),
+        subjects.RPC_LEDGER_EVIDENCE: (EvidenceRequest, h.evidence),
     }
     return [
         await rpc.serve(bus, subject, subjects.LEDGER_QUEUE, request_type, behind_is_503(handler))

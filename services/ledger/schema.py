@@ -86,10 +86,12 @@ VERDICTS = Table("verdicts", "verdicts", fold.VerdictRow, key=("id",), merge="fi
 CONFIG_CHANGES = Table("config_changes", "config_changes", fold.ConfigRow, key=("id",), merge="first")
 COOLDOWNS = Table("cooldowns", "cooldowns", fold.CooldownRow, key=("id",), merge="first")
 ALERTS = Table("alerts", "alerts", fold.AlertRow, key=("id",), merge="first")
+PROBES = Table("probes", "probes", fold.ProbeRow, key=("call",), merge="first")
+JOB_RUNS = Table("job_runs", "job_runs", fold.JobRunRow, key=("id",), merge="first")
 
 TABLES: tuple[Table, ...] = (
     EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS,
-    USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS, ALERTS,
+    USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS, ALERTS, PROBES, JOB_RUNS,
 )
 
 SCHEMA_TABLE = "ledger_schema"

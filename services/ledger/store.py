@@ -32,6 +32,8 @@ from shared import subjects
 from shared.commands import (
     PACING_BUCKET_S,
     PACING_EXACT_S,
+    EvidenceLine,
+    EvidenceReply,
     PacingReply,
     SentCount,
     SentLine,
@@ -279,6 +281,29 @@ class Store:
         finally:
             cur.close()
         return [UsageLine(**dict(zip(names, row, strict=True))) for row in rows]
+
+    def evidence(self, since: datetime) -> EvidenceReply:
+        """HL-5's evidence since `since`: every probe row, each model's latest answered offload, and each
+        model's latest restore."""
+        cur = self.con.cursor()
+        try:
+            probes = cur.execute(
+                'SELECT alias, "at", answered, failure, detail FROM probes WHERE "at" >= ? ORDER BY seq',
+                [since],
+            ).fetchall()
+            answers = cur.execute(
+                """SELECT alias, max("at") FROM seats WHERE "at" >= ? AND status = 'ok' """
+                "AND purpose <> 'probe' "
+                "GROUP BY alias", [since]
+            ).fetchall()
+            restores = cur.execute(
+                """SELECT name, max("at") FROM config_changes WHERE type = 'model_restored' GROUP BY name"""
+            ).fetchall()
+        finally:
+            cur.close()
+        rows = [EvidenceLine(alias=a, at=at, answered=ok, failure=f, detail=d) for a, at, ok, f, d in probes]
+        rows += [EvidenceLine(alias=a, at=at, answered=True, probe=False) for a, at in answers]
+        return EvidenceReply(rows=rows, restored=dict(restores))
 
     def pacing_history(self, connection: str, now: datetime) -> PacingReply:
         """L-2's history of one connection in the shape of the callers' windows: the last 24 hours of

@@ -1,4 +1,6 @@
-"""`python -m services.prober`: the prober process; for now the scheduler, its mode from `BENCH_SCHEDULER`."""
+"""`python -m services.prober`: the scheduler and its jobs. Run as many replicas as you like: each due job
+is claimed by one of them (`bench_jobs`). Its settings are the last `scheduler_saved` config event, else
+`BENCH_SCHEDULER` (default off)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,61 @@ from collections.abc import Awaitable, Callable
 
 from nats.aio.client import Client as NATS
 
-from services.prober.schedule import parse_mode
-from services.prober.scheduler import Scheduler
+from services.prober.asking import ProbeAsker
+from services.prober.deprecations import Deprecations
+from services.prober.job_lease import BucketRecords, JobLease
+from services.prober.jobs import JobRunner
+from services.prober.scheduler import Scheduler, Settings
+from shared import bus, subjects
+from shared.config_state import ConfigState
+from shared.config_writer import ConfigWriter
+from shared.events import JobRan
 from shared.logging import setup_logging
 from shared.runtime import login_or_exit, run, serve
+from shared.scheduled_jobs import Mode, parse_mode
 from shared.settings import ProberSettings, instance_name, settings_or_exit
+
+
+def settings_of(config: ConfigState, fallback: Mode) -> Callable[[], Settings]:
+    def current() -> Settings:
+        saved = config.scheduler
+        if saved is None:
+            return Settings(fallback)
+        return Settings(saved.mode, frozenset(saved.off), saved.at)
+
+    return current
+
+
+async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, instance: str
+                       ) -> Callable[[], Awaitable[None]]:
+    js = nc.jetstream()
+    config = ConfigState()
+    projection = bus.Projection(js, subjects.CONFIG, config.apply, "prober-config")
+    await projection.start()
+    asker = ProbeAsker(nc)
+    deprecations = Deprecations(nc, config, ConfigWriter(js, projection, config), asker)
+
+    async def record(event: JobRan) -> None:
+        await bus.publish_event(js, event)
+
+    lease = JobLease(BucketRecords(js), instance, settings.job_lease_s)
+    scheduler = Scheduler(settings_of(config, fallback), lease,
+                          JobRunner(config, asker, deprecations, deprecations.write), record)
+    task = asyncio.create_task(scheduler.run(), name="scheduler")
+
+    def report(done: asyncio.Task[None]) -> None:
+        if not done.cancelled() and done.exception() is not None:
+            scheduler.log.error("scheduler_crashed", exc_info=done.exception())
+
+    task.add_done_callback(report)
+
+    async def stop() -> None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await projection.stop()
+
+    return stop
 
 
 def main() -> None:
@@ -21,28 +73,11 @@ def main() -> None:
     try:
         mode = parse_mode(settings.scheduler)
     except ValueError as exc:
-        raise SystemExit(f"prober: {exc}") from None
-    scheduler = Scheduler(mode)
-
-    async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
-        task = asyncio.create_task(scheduler.run(), name="scheduler")
-
-        def report(done: asyncio.Task[None]) -> None:
-            if not done.cancelled() and done.exception() is not None:
-                log.error("scheduler_crashed", exc_info=done.exception())
-
-        task.add_done_callback(report)
-
-        async def stop() -> None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-        return stop
-
+        raise SystemExit(f"prober: BENCH_SCHEDULER: {exc}") from None
+    instance = instance_name("prober")
     login = login_or_exit("prober", settings)
     log.info("prober_starting", scheduler=mode.value)
-    run(serve("prober", instance_name("prober"), settings, login, start))
+    run(serve("prober", instance, settings, login, lambda nc: start_prober(nc, settings, mode, instance)))
 
 
 if __name__ == "__main__":

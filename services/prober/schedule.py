@@ -8,23 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from enum import StrEnum
 
 from shared.scheduled_jobs import JobName
-
-
-class Mode(StrEnum):
-    OFF = "off"  # a fresh install spends nothing
-    LOG_ONLY = "log-only"  # say what would run, run nothing
-    RUN = "run"
-
-
-def parse_mode(value: str) -> Mode:
-    try:
-        return Mode(value.strip().lower())
-    except ValueError:
-        choices = ", ".join(m.value for m in Mode)
-        raise ValueError(f"BENCH_SCHEDULER={value!r} is not one of {choices}") from None
 
 
 @dataclass(frozen=True)

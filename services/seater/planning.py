@@ -14,7 +14,7 @@ from datetime import datetime
 from services.seater.ranking import merger_candidates
 from services.seater.rotation import Rotation, as_utc
 from services.seater.shapes import COLLECTION_SHAPES, admits
-from shared.alerts import paid_hold
+from shared.alerts import paid_hold, retiring
 from shared.commands import MergerCandidate, Plan, PlanRefusal, PlanRequest
 from shared.config_state import ConfigState, RetiredModel, family
 from shared.events import CollectionSaved, ModelRegistered, PanelSeated, SeatPlan, Skip
@@ -318,11 +318,12 @@ def _can_explore(
     model: ModelRegistered, shape: str, request: PlanRequest, config: ConfigState, rotation: Rotation,
     now: datetime,
 ) -> bool:
-    """P-7's pool: on a known endpoint, not ad hoc, admitted by the shape, not resting, not held by the
-    free-tier guard (U-5: its seat would only be the guard's error), big enough."""
+    """P-7's pool: on a known endpoint, not ad hoc, admitted by the shape, not resting or on a `retiring`
+    alert (A-7), not held by the free-tier guard (U-5: its seat would only be the guard's error), big
+    enough."""
     if model.ad_hoc or model.endpoint not in config.endpoints or not admits(shape, model.role):
         return False
-    if rotation.cooling(model.alias, now):
+    if rotation.cooling(model.alias, now) or retiring(config.alerts, model.served) is not None:
         return False
     # A caller's BENCH_ALLOW_PAID is not in the stream, so the seater cannot see it: only the alert and the
     # configured `allow_paid` decide here (at worst a model such a caller would call sits out exploring).

@@ -33,6 +33,9 @@ BEHAVIOURS = (
     "refuse_stream_options",  # chat: 400 "stream_options is not supported" when asked for them, else `ok`
     "redirect",  # 307 to another URL (a client must not follow it: it would carry the key)
     "blocked",  # Gemini: the prompt is blocked (promptFeedback.blockReason SAFETY)
+    "not_found",  # chat: 404 "the model does not exist" (a model the provider stopped serving)
+    "no_tools",  # chat: 400 when the request carries tools (tool calling broken), else `ok`
+    "unlisted",  # answers as `ok` but is left out of the model list (gone from the endpoint's listing)
 )
 NOTICE = "You have run out of credits, upgrade your plan"
 THINKING = "Thinking it over."

@@ -103,6 +103,12 @@ def failure_reply(
                                      "invalid_api_key"), cfg, 401)
     if behaviour == "refuse_stream_options" and "stream_options" in body:
         return json_reply(error_body("stream_options is not supported", "invalid_request_error"), cfg, 400)
+    if behaviour == "not_found":
+        return json_reply(error_body(f"The model `{model}` does not exist or you do not have access to it.",
+                                     "invalid_request_error", "model_not_found"), cfg, 404)
+    if behaviour == "no_tools" and body.get("tools"):
+        return json_reply(error_body("tools are not supported for this model", "invalid_request_error"),
+                          cfg, 400)
     if behaviour == "redirect":
         return json_reply(error_body("moved", "redirect"), cfg, 307,
                           Location="http://127.0.0.1:9/v1/chat/completions")
@@ -224,7 +230,7 @@ async def list_models(request: web.Request) -> web.Response:
     if "anthropic-version" in request.headers:
         return anthropic_wire.list_models(request, list(state.models))
     data: list[dict[str, Any]] = [{"id": name, "object": "model", "created": 0, "owned_by": "fake"}
-                                  for name in state.models]
+                                  for name, cfg in state.models.items() if cfg["behaviour"] != "unlisted"]
     data.append({"id": "fake-hidden", "object": "model", "created": 0, "owned_by": "fake",
                  "visibility": "hidden"})
     return web.json_response({"object": "list", "data": data})

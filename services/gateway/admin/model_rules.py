@@ -1,4 +1,5 @@
-"""Changes to a model on the bench (C-5, C-7, C-8, C-14; H-D3 /api/model, /api/model-options, /api/restore).
+"""Changes to a model on the bench (C-5, C-7, C-8, C-14, HL-6; H-D3 /api/model, /api/model-options,
+/api/restore, /api/retry).
 Pure: each rule reads a request body and the folded configuration, and returns one event or raises
 `Invalid` with every reason."""
 
@@ -15,8 +16,11 @@ from services.gateway.admin.rules import (
     is_int,
     unknown_fields,
 )
+from shared.alerts import pending_key
+from shared.commands import SeatCall
 from shared.config_state import ConfigState
-from shared.events import ConfigEvent, ModelOptions, ModelRestored, ModelUpdated
+from shared.events import AlertCleared, ConfigEvent, ModelOptions, ModelRestored, ModelUpdated
+from shared.probe_calls import RETRY, probe_call
 
 MAX_TOKENS_RANGE = (1, 1_000_000)
 
@@ -119,5 +123,25 @@ def restore_model(body: dict[str, Any]) -> Rule:
         if errors:
             raise Invalid(errors)
         return ModelRestored(id=event_id, alias=alias)
+
+    return rule
+
+
+def retry_call(body: dict[str, Any], state: ConfigState, run: str, now: float) -> SeatCall:
+    """HL-6 `/api/retry`: one probe call for a model on the bench (refused with every reason otherwise)."""
+    errors = unknown_fields(body, ("alias",))
+    alias = registered(body.get("alias"), state, errors)
+    if alias and state.models[alias].endpoint not in state.endpoints:
+        errors.append(f"its endpoint {state.models[alias].endpoint} no longer exists")
+    if errors:
+        raise Invalid(errors)
+    return probe_call(state, run, state.models[alias], RETRY, now, task="retry")
+
+
+def clear_retiring(served: str) -> Rule:
+    """A retry that answers clears the model's `retiring` alert (HL-6)."""
+
+    def rule(state: ConfigState, event_id: str) -> ConfigEvent:
+        return AlertCleared(id=event_id, key=pending_key(served))
 
     return rule

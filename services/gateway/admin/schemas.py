@@ -156,6 +156,12 @@ class AliasBody(Body):
     alias: str
 
 
+class LastProbe(BaseModel):
+    at: datetime
+    answered: bool
+    failure: str | None
+
+
 class ModelView(BaseModel):
     alias: str
     served: str
@@ -169,8 +175,9 @@ class ModelView(BaseModel):
     vision: bool | None
     tools: bool | None
     connection: str
-    status: str
+    status: str  # healthy | failing | cooling | retiring | untested | retired
     why: str
+    last_probe: LastProbe | None = None
     retired: bool
     retired_at: datetime | None = None
     retired_why: str | None = None
@@ -464,3 +471,33 @@ class SqlReply(Ok):
     types: list[str]
     rows: list[list[Any]]
     truncated: bool = Field(description="more rows matched than max_rows (or than a reply may carry)")
+
+
+class RetryReply(Ok):
+    alias: str
+    answered: bool
+    status: str  # ok | empty | error | unanswered (no caller answered in time)
+    failure: str | None
+    seconds: float | None
+    error: str
+    cleared: bool  # its `retiring` alert was cleared
+
+
+# ---------------------------------------------------------------- the scheduler (HL-7)
+
+
+class SchedulerBody(Body):
+    mode: str | None = one_of("off", "log-only", "run")
+    off: list[str] | None = Field(default=None, description="jobs to switch off")
+    on: list[str] | None = Field(default=None, description="jobs to switch back on")
+
+
+class SchedulerView(BaseModel):
+    mode: str
+    jobs: dict[str, bool]
+    source: Literal["config", "environment"]
+    since: str | None
+
+
+class SchedulerReply(Ok):
+    scheduler: SchedulerView

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from starlette.requests import Request
 
 from services.gateway.access import keys_required
-from services.gateway.admin import limit_rules, more_views, rules, views
+from services.gateway.admin import limit_rules, more_views, rules, scheduler_rules, views
 from services.gateway.admin.collection_merge import save_merged
 from services.gateway.admin.schemas import (
     REFUSALS,
@@ -24,6 +24,8 @@ from services.gateway.admin.schemas import (
     LimitsReply,
     ModelLimitsBody,
     RebuildReply,
+    SchedulerBody,
+    SchedulerReply,
     SettingsBody,
     SettingsReply,
     StatusReply,
@@ -33,7 +35,6 @@ from services.gateway.routes.admin_models import feeds
 from shared import subjects
 from shared.commands import RebuildRequest, Rebuilt
 from shared.events import CollectionRemoved, CollectionSaved, LimitsSaved
-from shared.scheduled_jobs import JobName
 from shared.version import package_version
 
 router = APIRouter(route_class=AdminRoute, tags=["configuration"])
@@ -110,11 +111,28 @@ async def status(request: Request) -> dict[str, Any]:
     settings = ctx.settings
     token = settings.admin_token.get_secret_value() if settings.admin_token else None
     base = settings.public_url.rstrip("/") if settings.public_url else f"http://127.0.0.1:{settings.port}"
+    scheduler = scheduler_rules.view(ctx.config, settings.scheduler)
     return {"ok": True, **more_views.status(
         ctx.config, version=package_version(), gateway=f"{base}/v1", data=str(settings.home),
-        scheduler=settings.scheduler, jobs=[job.value for job in JobName], auth=bool(token),
+        scheduler=scheduler["mode"], jobs=scheduler["jobs"], auth=bool(token),
         keys_required=keys_required(token, settings.require_keys),
     )}
+
+
+@router.get("/api/scheduler", response_model=SchedulerReply, responses=REFUSALS)
+async def scheduler(request: Request) -> dict[str, Any]:
+    """The scheduler's mode and which jobs are on (HL-7); `source` says whether they were saved here or
+    come from the prober's BENCH_SCHEDULER."""
+    ctx = context(request)
+    return {"ok": True, "scheduler": scheduler_rules.view(ctx.config, ctx.settings.scheduler)}
+
+
+@router.post("/api/scheduler", response_model=SchedulerReply, responses=REFUSALS)
+async def save_scheduler(body: SchedulerBody, request: Request) -> dict[str, Any]:
+    """Set the mode (off, log-only, run) and switch jobs off or on; every prober replica follows."""
+    ctx = context(request)
+    await write(request, scheduler_rules.save_scheduler(sent(body), ctx.settings.scheduler))
+    return {"ok": True, "scheduler": scheduler_rules.view(ctx.config, ctx.settings.scheduler)}
 
 
 @router.post("/api/ledger/rebuild", response_model=RebuildReply, responses=REFUSALS)

@@ -1,8 +1,10 @@
-"""Models on the admin API (C-5, C-7, C-8, C-14; H-D2 /api/models, H-D3 /api/model, /api/model-options,
-/api/remove, /api/restore): every write one config event, every list a view of the fold."""
+"""Models on the admin API (C-5, C-7, C-8, C-14, HL-6; H-D2 /api/models, H-D3 /api/model,
+/api/model-options, /api/remove, /api/restore, /api/retry): every write one config event, every list a
+view of the fold."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,9 +23,16 @@ from services.gateway.admin.schemas import (
     ModelsReply,
     RetireBody,
     RetiredReply,
+    RetryReply,
 )
 from services.gateway.routes.admin_base import AdminRoute, context, sent, write
+from shared import rpc, subjects
+from shared.alerts import retiring
+from shared.commands import SqlReply, SqlRequest
 from shared.events import ModelRegistered, ModelRetired, ModelUpdated
+from shared.failures import failure_class
+from shared.ids import candidate_id
+from shared.seat_wait import ask_and_wait
 
 router = APIRouter(route_class=AdminRoute, tags=["models"])
 
@@ -36,18 +45,39 @@ def feeds(request: Request) -> Feeds:
     return found
 
 
+LAST_PROBES = ('SELECT alias, max("at"), arg_max(answered, seq), arg_max(failure, seq) FROM probes '
+               "GROUP BY alias")
+PROBES_TIMEOUT_S = 2.0
+
+
+async def last_probes(request: Request) -> more_views.Probes:
+    """Each model's latest probe, from the ledger; none while the ledger is away (the status says untested
+    rather than the list failing)."""
+    ask = SqlRequest(sql=LAST_PROBES, max_rows=10_000)
+    try:
+        reply = await rpc.call(context(request).nc, subjects.RPC_LEDGER_SQL, ask, SqlReply,
+                               timeout=PROBES_TIMEOUT_S, retry_s=())
+    except rpc.RpcFailure:
+        return {}
+    return {alias: {"at": at, "answered": answered, "failure": failure}
+            for alias, at, answered, failure in reply.rows}
+
+
 async def model_view(request: Request, alias: str) -> dict[str, Any]:
     state = context(request).config
     resting = (await feeds(request).resting()).until
-    return more_views.model_row(state.models[alias], state, resting, datetime.now(UTC))
+    return more_views.model_row(state.models[alias], state, resting, datetime.now(UTC),
+                                await last_probes(request))
 
 
 @router.get("/api/models", response_model=ModelsReply, responses=REFUSALS)
 async def list_models(request: Request) -> dict[str, Any]:
-    """Every model, retired ones too, with its status."""
+    """Every model, retired ones too, with its status (healthy, failing, cooling, retiring, untested,
+    retired) and its latest probe."""
     state = context(request).config
     resting = (await feeds(request).resting()).until
-    return {"ok": True, "models": more_views.models(state, resting, datetime.now(UTC)),
+    probes = await last_probes(request)
+    return {"ok": True, "models": more_views.models(state, resting, datetime.now(UTC), probes),
             "renamed": dict(state.renamed)}
 
 
@@ -83,6 +113,23 @@ async def retire(body: RetireBody, request: Request) -> dict[str, Any]:
     record = context(request).config.retired[event.alias]
     retired = {"alias": event.alias, "why": event.why, "collections": record.collections}
     return {"ok": True, "retired": retired}
+
+
+@router.post("/api/retry", response_model=RetryReply, responses=REFUSALS)
+async def retry(body: AliasBody, request: Request) -> dict[str, Any]:
+    """One probe call now, through the callers (HL-6); an answer clears the model's `retiring` alert."""
+    ctx = context(request)
+    call = model_rules.retry_call(sent(body), ctx.config, candidate_id("rt"), time.time())
+    done = await ask_and_wait(ctx.nc, call)
+    answered = done is not None and done.status == "ok"
+    cleared = answered and retiring(ctx.config.alerts, call.served) is not None
+    if cleared:
+        await write(request, model_rules.clear_retiring(call.served))
+    return {"ok": True, "alias": call.alias, "answered": answered,
+            "status": done.status if done else "unanswered",
+            "failure": failure_class(done.status, done.error, done.answer) if done else "timeout",
+            "seconds": done.seconds if done else None, "error": done.error if done else "",
+            "cleared": cleared}
 
 
 @router.post("/api/restore", response_model=ModelReply, responses=REFUSALS)

@@ -148,13 +148,13 @@ async def test_the_listing_exploit_reaches_no_foreign_listener_whoever_asks(
     nats_server: NatsServer, foreign: FakeProvider, callers: Callable[..., CallerProcess], role: str
 ) -> None:
     """Issue 13's exploit, asked with every role's own credentials: the server refuses every role but the
-    gateway (and the operator), and the caller refuses those for a saved endpoint's key."""
+    gateway and the prober (and the operator), and the caller refuses those for a saved endpoint's key."""
     callers(caller_env())
     foreign.reset_requests()
     asker = await bus.connect(nats_server.url, f"test-{role}", nats_server.login(role))
     try:
         ask = ModelsRequest(endpoint="fake", base=foreign.base_url).model_dump_json().encode()
-        if role in (bus_access.ADMIN, "gateway"):
+        if role in (bus_access.ADMIN, "gateway", "prober"):
             refused = rpc.failure_of((await asker.request(subjects.RPC_CALLER_MODELS, ask, timeout=10)).data)
             assert refused is not None and refused.status == 400
         else:

@@ -15,9 +15,9 @@ import pytest
 from structlog.testing import capture_logs
 
 from services.gateway.admin import rules
-from services.gateway.admin.writer import ConfigWriter
 from shared import bus, subjects
 from shared.config_state import ConfigState
+from shared.config_writer import ConfigWriter
 from shared.events import CollectionSaved, Event
 
 

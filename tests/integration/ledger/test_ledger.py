@@ -26,7 +26,7 @@ async def test_every_event_type_is_folded_into_typed_rows(nc: bus.NATS, ledger: 
     assert status == {"seq": last, "rows": {"events_applied": 8, "panels": 1, "seats": 2, "verdicts": 1,
                                             "config_changes": 2, "cooldowns": 1, "usage": 2, "route_turns": 0,
                                             "limits_learned": 0, "quota_records": 0, "alerts": 0,
-                                            "ledger_position": 1,
+                                            "probes": 0, "job_runs": 0, "ledger_position": 1,
                                             "ledger_schema": 1}}
     ledger.stop()
     tables = ledger.snapshot()
@@ -35,7 +35,7 @@ async def test_every_event_type_is_folded_into_typed_rows(nc: bus.NATS, ledger: 
     (panel,) = tables["panels"]
     assert panel[0] == P and panel[2] == "core" and panel[12] == [M1, M2]
     seats = {row[0]: row for row in tables["seats"]}
-    assert seats[M2][13:17] == ("error", 1.26, "", "HTTP 500") and seats[M2][17] == 500
+    assert seats[M2][13:17] == ("error", 1.26, "", "HTTP 500") and seats[M2][17:19] == ("other", 500)
     assert [row[4] for row in tables["verdicts"]] == [M1]
     assert all("sk-nope" not in str(row) for row in tables["config_changes"])
 

@@ -9,8 +9,9 @@ import duckdb
 
 from services.ledger import schema
 from shared import bus, subjects
-from shared.events import AlertRaised, EndpointSaved, GatewayKeyCreated
+from shared.events import AlertRaised, EndpointSaved, GatewayKeyCreated, JobRan
 from shared.ids import utcnow
+from shared.scheduled_jobs import JobName
 from tests.integration.ledger.process import LedgerProcess, ask, publish_all, stream_messages
 from tests.unit.ledger.factories import (
     call_used,
@@ -134,6 +135,9 @@ async def test_no_credential_reaches_any_table(nc: bus.NATS, ledger: LedgerProce
         route_turn(CONV, 1), limit_learned(), quota_observed("c1", [quota()]), cooldown(),
         AlertRaised(id="cfg:paid", by="admin", key="model:paid:groq/m", kind="went paid",
                     message="listed with a price now", alias="a"),
+        completed("pr20260105-040000-availability.t1", seat="probe tiny", purpose="probe"),
+        JobRan(id="job:availability:x", job=JobName.AVAILABILITY, due=utcnow(), mode="run", instance="p1",
+               started=utcnow(), outcome="done"),
     ])
     assert (await ask(nc, subjects.RPC_LEDGER_STATUS))["rows"]["config_changes"] == 4
     ledger.stop()

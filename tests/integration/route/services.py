@@ -8,7 +8,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from services.gateway.admin.writer import ConfigWriter
 from services.gateway.ask import Ask
 from services.gateway.context import GatewayContext
 from services.gateway.formats.openai_chat import OpenAIChat
@@ -18,6 +17,7 @@ from services.gateway.route_mode.desk import RouteDesk
 from services.gateway.route_mode.prepared import Done, Failed, Pieces, PreparedTurn, TurnUpdate
 from shared import bus, subjects
 from shared.config_state import ConfigState
+from shared.config_writer import ConfigWriter
 from shared.events import EventBase, decode_event
 from shared.natsserver import NatsServer
 from shared.settings import GatewaySettings

@@ -88,8 +88,8 @@ def test_quota_refused_by_the_ledger_exits_1_with_its_words(bench: Bench, server
 
 def test_usage_sends_only_the_filters_given(bench: Bench, server: FakeServer) -> None:
     row = {"t": "2026-12-02T09:00:00Z", "call": "p1.member1", "alias": "mini", "connection": "groq",
-           "purpose": "panel", "status": "ok", "http_status": 200, "attempts": 1, "tokens_in": 12,
-           "tokens_out": 30, "seconds": 0.8, "paced": "sent", "caller": "c-1"}
+           "purpose": "panel", "status": "ok", "failure": None, "http_status": 200, "attempts": 1,
+           "tokens_in": 12, "tokens_out": 30, "seconds": 0.8, "paced": "sent", "caller": "c-1"}
     server.answer("GET", "/api/usage", body={"ok": True, "rows": [row]})
     result = bench("usage", "--connection", "groq", "--since", "2026-12-01T00:00:00Z", "--limit", "5",
                    env=WIDE)
@@ -98,8 +98,8 @@ def test_usage_sends_only_the_filters_given(bench: Bench, server: FakeServer) ->
         "connection": ["groq"], "since": ["2026-12-01T00:00:00+00:00"], "limit": ["5"],
     }
     assert rows_of(result.stdout, "usage") == [[
-        "2026-12-02T09:00:00Z", "p1.member1", "mini", "groq", "panel", "ok", "200", "1", "12", "30", "0.8",
-        "sent",
+        "2026-12-02T09:00:00Z", "p1.member1", "mini", "groq", "panel", "ok", "", "200", "1", "12", "30",
+        "0.8", "sent",
     ]]
     assert bench("usage", "--alias", "mini", "--purpose", "route").exit_code == 0
     assert parse_qs(server.seen[-1].url.query.decode()) == {"alias": ["mini"], "purpose": ["route"],

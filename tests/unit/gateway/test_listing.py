@@ -10,7 +10,8 @@ import pytest
 from services.gateway.ask import Refusal
 from services.gateway.ledger_api import pending_request, record_request, verdict_request
 from services.gateway.listing import model_rows
-from shared.events import GatewaySettingsSaved
+from shared.alerts import pending_key
+from shared.events import AlertRaised, GatewaySettingsSaved, ModelLearned
 from tests.unit.gateway.factories import collection, config, endpoint, model
 
 
@@ -113,3 +114,15 @@ def test_record_needs_a_collection() -> None:
     with pytest.raises(Refusal) as caught:
         record_request({})
     assert caught.value.status == 400 and "collection=bench/<name>" in caught.value.message
+
+
+def test_a_collection_lists_its_retiring_members_and_learned_capabilities_count() -> None:
+    st = config(endpoint("fake"), model("a", tools=True), model("b"), collection("core", ["a", "b"]))
+    assert model_rows(st)[0]["retiring"] == [] and model_rows(st)[0]["together"]["capabilities"] == []
+    st.apply(AlertRaised(id="cfg:p", key=pending_key(st.models["b"].served), kind="retiring", by="prober",
+                         message="b retires in 2 days unless it answers", alias="b"))
+    st.apply(ModelLearned(id="cfg:l", alias="b", tools=True, reasoning=True, source="probe 2026-01-04"))
+    st.apply(ModelLearned(id="cfg:l2", alias="a", reasoning=True, source="probe 2026-01-04"))
+    row = model_rows(st)[0]
+    assert row["retiring"] == ["b"]
+    assert row["together"]["capabilities"] == ["tools", "reasoning"]

@@ -37,9 +37,9 @@ def test_seat_completed_becomes_one_typed_seat_row() -> None:
         call=f"{P}.member1", seq=7, event=f"seat:{P}.member1", at=T0, panel=P, seat="member", alias="a",
         served="a-served", endpoint="local", connection="local", collection="core",
         task="find the race in refresh() (bench/core, code)", purpose="panel", status="error", seconds=2.5,
-        answer="", error="HTTP 500", http_status=500, attempts=1, tokens_in=12, tokens_out=34, reasoning=5,
-        cached=2, estimated=False, caller="caller-1", served_by="a-served", swap=False, paced="sent",
-        waited_s=0.0,
+        answer="", error="HTTP 500", failure="other", http_status=500, attempts=1, tokens_in=12,
+        tokens_out=34, reasoning=5, cached=2, estimated=False, caller="caller-1", served_by="a-served",
+        swap=False, paced="sent", waited_s=0.0,
     )]
     assert rows.events == [EventRow(7, f"seat:{P}.member1", "seat_completed", T0, "caller")]
 

@@ -30,8 +30,8 @@ def test_a_seat_is_also_one_usage_line_starting_after_its_pacing_wait() -> None:
     assert list(rows.usage.values()) == [UsageRow(
         call=f"{P}.member1", seq=7, event=f"seat:{P}.member1", t=T0 - timedelta(seconds=3), at=T0, panel=P,
         alias="a", connection="groq", endpoint="groq", served="a-served", served_by="a-v2", swap=True,
-        collection="core", purpose="panel", status="ok", http_status=200, attempts=1, tokens_in=12,
-        tokens_out=34, reasoning=5, cached=2, estimated=False, seconds=5.0, first_token_s=None,
+        collection="core", purpose="panel", status="ok", failure=None, http_status=200, attempts=1,
+        tokens_in=12, tokens_out=34, reasoning=5, cached=2, estimated=False, seconds=5.0, first_token_s=None,
         caller="caller-1", paced="waited", waited_s=2.0,
     )]
 
@@ -82,8 +82,8 @@ def test_call_used_becomes_a_usage_line_of_its_conversation() -> None:
     assert rows.usage[f"{CONV}.t1.1"] == UsageRow(
         call=f"{CONV}.t1.1", seq=4, event=f"used:{CONV}.t1.1", t=T0 - timedelta(seconds=2), at=T0, panel=CONV,
         alias="a", connection="local", endpoint="local", served="a-served", served_by="a-served", swap=False,
-        collection="agents", purpose="route", status="ok", http_status=200, attempts=1, tokens_in=100,
-        tokens_out=20, reasoning=3, cached=0, estimated=False, seconds=3.0, first_token_s=0.8,
+        collection="agents", purpose="route", status="ok", failure=None, http_status=200, attempts=1,
+        tokens_in=100, tokens_out=20, reasoning=3, cached=0, estimated=False, seconds=3.0, first_token_s=0.8,
         caller="caller-2", paced="sent", waited_s=1.0,
     )
     assert (rows.usage[f"{CONV}.t1.2"].status, rows.usage[f"{CONV}.t1.2"].tokens_in) == ("refused", 0)

@@ -9,7 +9,7 @@ import pytest
 
 from services.seater.planning import VISION_SPECIALIST, Draft, collection_listing, plan_panel
 from services.seater.rotation import Rotation
-from shared.alerts import paid_key
+from shared.alerts import paid_key, pending_key
 from shared.commands import PlanRefusal, PlanRequest
 from shared.config_state import ConfigState
 from shared.events import (
@@ -145,6 +145,16 @@ def test_a_model_held_by_the_free_tier_guard_does_not_explore_but_sits_when_the_
     config.apply(AlertCleared(id="cfg:a2", key=paid_key("org/paid")))
     config.apply(collection("core", ["m1"], when=at(2)))
     assert explorers(planned(config)) == ["paid", "x1"]
+
+
+def test_a7_a_model_on_a_retiring_alert_does_not_explore_until_the_alert_is_cleared() -> None:
+    config = bench([model("m1"), model("dying"), model("x1"), model("x2")], collection("core", ["m1"]))
+    assert explorers(planned(config)) == ["dying", "x1"]
+    config.apply(AlertRaised(id="cfg:r1", key=pending_key("org/dying"), kind="retiring", by="prober",
+                             message="dying retires in 2 days unless it answers", alias="dying"))
+    assert explorers(planned(config)) == ["x1", "x2"]
+    config.apply(AlertCleared(id="cfg:r2", key=pending_key("org/dying")))
+    assert explorers(planned(config)) == ["dying", "x1"]
 
 
 def test_explorers_must_be_admitted_by_the_shape() -> None:

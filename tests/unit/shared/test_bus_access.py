@@ -46,8 +46,8 @@ def test_the_matcher_follows_nats_wildcards(pattern: str, subject: str, expected
     assert matches(pattern, subject) is expected
 
 
-def test_only_the_gateway_asks_callers_to_list_models() -> None:
-    assert publishers(subjects.RPC_CALLER_MODELS) == {"gateway"}
+def test_only_the_gateway_and_the_prober_ask_callers_to_list_models() -> None:
+    assert publishers(subjects.RPC_CALLER_MODELS) == {"gateway", "prober"}
     assert subscribers(subjects.RPC_CALLER_MODELS) == {"caller"}
 
 
@@ -55,11 +55,11 @@ def test_only_callers_consume_the_work_queue() -> None:
     pull = f"$JS.API.CONSUMER.MSG.NEXT.{subjects.CALLS_STREAM}.{subjects.CALLERS_CONSUMER}"
     assert publishers(pull) == {"caller"}
     assert publishers(f"$JS.ACK.{subjects.CALLS_STREAM}.{subjects.CALLERS_CONSUMER}.1.2.3.4.5") == {"caller"}
-    assert publishers(subjects.call_subject("p1.member1")) == {"gateway"}
+    assert publishers(subjects.call_subject("p1.member1")) == {"gateway", "prober"}
 
 
-def test_only_the_gateway_writes_config() -> None:
-    assert publishers(subjects.CONFIG) == {"gateway"}
+def test_only_the_gateway_and_the_prober_write_config() -> None:
+    assert publishers(subjects.CONFIG) == {"gateway", "prober"}
 
 
 def test_each_fact_has_its_writers() -> None:
@@ -69,6 +69,7 @@ def test_each_fact_has_its_writers() -> None:
     assert publishers(subjects.usage_subject("c")) == {"caller"}
     assert publishers(subjects.limit_subject("c")) == {"caller"}
     assert publishers(subjects.route_subject("r1")) == {"gateway"}
+    assert publishers(subjects.job_subject("availability")) == {"prober"}
 
 
 def test_nobody_listens_to_every_event_on_core_nats() -> None:
@@ -88,6 +89,7 @@ def test_limits_and_key_rates_are_written_by_their_owners() -> None:
     assert publishers(f"$KV.{subjects.KEY_RATES_BUCKET}.k1") == {"gateway"}
     assert publishers(f"$KV.{subjects.REMINDERS_BUCKET}.s1.p1.member1") == {"gateway"}
     assert publishers(f"$KV.{subjects.IDS_BUCKET}.p1") == {"gateway", "seater"}
+    assert publishers(f"$KV.{subjects.JOBS_BUCKET}.job.perf") == {"prober"}
 
 
 def test_relays_go_from_callers_to_gateways_and_cancels_back() -> None:

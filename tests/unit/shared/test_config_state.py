@@ -17,6 +17,9 @@ from shared.events import (
     EndpointSaved,
     GatewayKeyCreated,
     GatewayKeyRevoked,
+    ModelLearned,
+    ModelRegistered,
+    ModelUpdated,
 )
 
 T0 = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
@@ -64,3 +67,16 @@ def test_a_key_created_again_replaces_the_old_hash_and_a_revoked_key_opens_nothi
     assert state.key_hashes == {"b" * 64: "ci"} and state.gateway_keys["ci"].id == "k2"
     state.apply(GatewayKeyRevoked(id="k3", name="ci"))
     assert state.key_hashes == {} and state.gateway_keys == {}
+
+
+def test_a_learned_tool_caller_is_known_to_call_tools_and_keeps_it_through_a_rename() -> None:
+    state = ConfigState()
+    state.apply(EndpointSaved(id="cfg:e", name="e", base="http://127.0.0.1:1/v1"))
+    state.apply(ModelRegistered(id="cfg:m", alias="m", served="v/m", endpoint="e"))
+    state.apply(ModelLearned(id="cfg:l1", alias="m", reasoning=True, source="probe 2026-01-04"))
+    assert state.models["m"].tools is None and state.learned["m"] == {"reasoning"}
+    state.apply(ModelLearned(id="cfg:l2", alias="m", tools=True, source="probe 2026-01-04"))
+    state.apply(ModelUpdated(id="cfg:r", alias="m", new_alias="m2"))
+    assert state.models["m2"].tools is True and state.learned == {"m2": {"reasoning", "tools"}}
+    state.apply(ModelLearned(id="cfg:l3", alias="gone", tools=True))  # no such model: nothing
+    assert "gone" not in state.learned

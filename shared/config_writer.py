@@ -1,4 +1,5 @@
-"""Configuration writes: one event on `bench.ev.config`, validated against the configuration it follows.
+"""Configuration writes (the gateway's admin API, the prober's checks): one event on `bench.ev.config`,
+validated against the configuration it follows.
 
 The event is published with `Nats-Expected-Last-Subject-Sequence` = the last config event this gateway
 folded, so two writers (two replicas, or the CLI and the dashboard) never both win on stale state: the
@@ -10,17 +11,21 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 
 import structlog
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
-from services.gateway.admin.rules import Rule
 from shared import bus, subjects
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent
 
-log = structlog.get_logger("gateway.admin")
+log = structlog.get_logger("config_writer")
+
+# A write: validate against the folded configuration and return the event (raising to refuse); the id is
+# the write's own, kept across retries.
+Rule = Callable[[ConfigState, str], ConfigEvent]
 
 ATTEMPTS = 5
 
