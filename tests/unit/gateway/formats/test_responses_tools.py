@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.gateway.ask import Refusal
 from services.gateway.formats.responses_tools import NAME_LIMIT, flat_name, tool_choice, tool_offer
@@ -99,3 +101,28 @@ def test_a_broken_tool_list_is_refused_with_why(tools: Any, words: str) -> None:
 def test_two_tools_with_one_name_after_flattening_are_refused(tools: list[Any], where: str) -> None:
     message = refused(tools)
     assert "two tools are both called" in message and where in message
+
+
+NAMES = st.sampled_from(["a", "b", "ns__a", "ns", "mcp__x__", "", None, 3]) | st.text(max_size=70)
+KINDS = st.sampled_from(["function", "custom", "namespace", "web_search", "image_generation", None, 1])
+LEAF_TOOLS = st.fixed_dictionaries({"type": KINDS, "name": NAMES}, optional={"parameters": st.just(SCHEMA)})
+TOOLS = st.recursive(
+    LEAF_TOOLS | st.none() | st.text(max_size=3),
+    lambda inner: st.fixed_dictionaries({"type": KINDS, "name": NAMES},
+                                        optional={"tools": st.lists(inner, max_size=4) | st.none()}),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOOLS, max_size=6))
+def test_any_tool_list_is_refused_with_a_400_or_offered_whole_with_unique_names(tools: list[Any]) -> None:
+    try:
+        offer = tool_offer({"tools": tools})
+    except Refusal as refusal:
+        assert refusal.status == 400 and refusal.message
+        return
+    names = [t["function"]["name"] for t in offer.tools]
+    assert all(isinstance(n, str) and n for n in names) and len(names) == len(set(names))
+    assert all(len(n) <= NAME_LIMIT for n in offer.namespaced)
+    assert set(offer.namespaced) | offer.custom <= set(names)
