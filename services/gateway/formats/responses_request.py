@@ -90,16 +90,20 @@ def call_of(where: str, item: dict[str, Any]) -> dict[str, Any]:
 
 class Conversation:
     """The messages as they build up. Images a tool returned wait for a user message after the run of tool
-    messages, since OpenAI's tool messages carry text only and must follow their call directly."""
+    messages, since OpenAI's tool messages carry text only and must follow their call directly; so does an
+    agent message that arrives while calls are still being answered."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
         self.tool_images: list[Part] = []
+        self.held: list[Message] = []
 
     def flush(self) -> None:
         if self.tool_images:
             self.messages.append({"role": "user", "content": self.tool_images})
             self.tool_images = []
+        self.messages += self.held
+        self.held = []
 
     def message(self, where: str, item: dict[str, Any]) -> None:
         role = item.get("role")
@@ -113,9 +117,10 @@ class Conversation:
         author, recipient = item.get("author"), item.get("recipient")
         lead = f"[agent message from {author if isinstance(author, str) else 'another agent'}"
         lead += f" to {recipient}]" if isinstance(recipient, str) else "]"
-        self.flush()
         parts = [text_part(lead), *content_parts(where, item.get("content") or [])]
-        self.messages.append({"role": "user", "content": collapse(parts)})
+        last = self.messages[-1] if self.messages else {}
+        answering = last.get("role") == "tool" or bool(last.get("tool_calls"))
+        (self.held if answering else self.messages).append({"role": "user", "content": collapse(parts)})
 
     def call(self, where: str, item: dict[str, Any]) -> None:
         self.flush()

@@ -372,3 +372,16 @@ def test_error_body(status: int, kind: str) -> None:
     assert FMT.error_body(status, "why") == {
         "error": {"message": "why", "type": kind, "param": None, "code": str(status)}
     }
+
+
+def test_an_agent_message_between_a_call_and_its_output_waits_for_the_output() -> None:
+    ask = parse(input=[
+        {"role": "user", "content": "Wait for the helper."},
+        {"type": "function_call", "call_id": "c1", "name": "wait_agent", "namespace": "collaboration",
+         "arguments": "{}"},
+        {"type": "agent_message", "author": "/root/helper", "recipient": "/root",
+         "content": [{"type": "input_text", "text": "done"}]},
+        {"type": "function_call_output", "call_id": "c1", "output": "Wait completed."},
+    ])
+    assert [m["role"] for m in ask.messages] == ["user", "assistant", "tool", "user"]
+    assert ask.messages[-1]["content"] == "[agent message from /root/helper to /root]\n\ndone"
