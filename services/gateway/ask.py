@@ -4,8 +4,8 @@ A format's only job on the way in is to turn its body into an `Ask`: OpenAI chat
 `Msg` shape), the flattened system and prompt text (P-10), and the fields every format shares (`with`,
 `bench.reply`, streaming), plus what a reply or route mode needs from the request as sent (the model as
 written, the OpenAI fields route mode passes on, the Responses tools' names and what was left out, when it
-arrived, Gemini's stream form). Everything after
-that (resolution, the panel, the reply text) sees only the Ask.
+arrived, Gemini's stream form). Everything after that (resolution, the panel, the reply text) sees only the
+Ask.
 """
 
 from __future__ import annotations
