@@ -15,7 +15,8 @@ from shared.loopback import is_loopback_host
 from shared.settings import GatewaySettings
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-EXPOSED = "X-Bench-Panel, X-Bench-Seats, X-Bench-Conversation, X-Bench-Model"
+EXPOSED = ("X-Bench-Panel, X-Bench-Seats, X-Bench-Conversation, X-Bench-Model, X-Bench-Dropped-Tools, "
+           "X-Bench-Dropped-Items")
 PLAIN_HEADER = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 MAX_REQUESTED_HEADERS = 32
 TOKEN_MIN = 16

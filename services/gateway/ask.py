@@ -3,14 +3,15 @@
 A format's only job on the way in is to turn its body into an `Ask`: OpenAI chat messages (the bus's
 `Msg` shape), the flattened system and prompt text (P-10), and the fields every format shares (`with`,
 `bench.reply`, streaming), plus what a reply or route mode needs from the request as sent (the model as
-written, the OpenAI fields route mode passes on, Responses custom tools, when it arrived, Gemini's stream
-form). Everything after
-that (resolution, the panel, the reply text) sees only the Ask.
+written, the OpenAI fields route mode passes on, the Responses tools' names and what was left out, when it
+arrived, Gemini's stream form). Everything after that (resolution, the panel, the reply text) sees only the
+Ask.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -44,6 +45,10 @@ class Ask:
     asked_model: str = ""  # the model exactly as the client wrote it; most formats echo it (H-G3..H-G9)
     route_fields: dict[str, Any] = field(default_factory=dict)  # RM-5: tools, tool_choice… as OpenAI
     custom_tools: frozenset[str] = frozenset()  # Responses custom tools: their calls go back as custom calls
+    # Responses namespace members, offered under flattened names: flat name → (namespace, name) for the calls
+    namespaced_tools: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    dropped_tools: tuple[str, ...] = ()  # hosted tool types not offered to a member (X-2, route mode)
+    dropped_items: tuple[str, ...] = ()  # input items of hosted tools left out of what a member reads (X-2)
     received_ns: int = field(default_factory=time.monotonic_ns)  # Ollama reports real durations (H-G7)
     event_stream: bool = True  # False: Gemini without `alt=sse` streams one JSON array instead (S-1)
     caller: str = "local"  # who asked: the gateway key's name, or `local` (SEC-3); set after the guard

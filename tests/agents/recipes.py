@@ -17,6 +17,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,36 +68,33 @@ def executable(name: str) -> str:
 
 
 def claude_code(gateway: str, folder: Path, task: str) -> Run:
-    """`claude -p`: Anthropic Messages at ANTHROPIC_BASE_URL (the gateway's root, no /v1); Bash allowed."""
+    """`claude -p` with its default configuration: Anthropic Messages at ANTHROPIC_BASE_URL (the gateway's
+    root, no /v1), the model and a key; Bash allowed, no updates or other background traffic."""
     _, work, env = prepare(folder)
     env.update({
         "ANTHROPIC_BASE_URL": gateway, "ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_MODEL": ROUTE_MODEL,
-        "ANTHROPIC_DEFAULT_HAIKU_MODEL": ROUTE_MODEL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
     })
     return Run([executable("claude"), "-p", task, "--allowedTools", "Bash"], env, work)
 
 
-def codex_config(gateway: str) -> str:
-    """A model provider at the gateway over the Responses API; no approvals, no sandbox (the test's temporary
-    folder is its whole world), no analytics (which would hold the exit back offline)."""
+def codex_config(gateway: str, explicit: bool = False) -> str:
+    """A model provider at the gateway (its base URL, the model and where the key is): Codex's default
+    configuration, or with README's explicit settings (the wire API named, hosted web search and the
+    multi-agent tools off: no longer needed, still served). The harness adds no approvals, no sandbox (the
+    test's temporary folder is its whole world) and no analytics (which would hold the exit back offline)."""
     return "\n".join([
         f'model = "{ROUTE_MODEL}"',
         'model_provider = "bench"',
         'approval_policy = "never"',
         'sandbox_mode = "danger-full-access"',
-        'web_search = "disabled"',
+        *(['web_search = "disabled"'] if explicit else []),
         "",
         "[model_providers.bench]",
         'name = "Benchwarmers"',
         f'base_url = "{gateway}/v1"',
-        'wire_api = "responses"',
         'env_key = "BENCH_AGENT_KEY"',
-        "",
-        # Codex's hosted web search and its multi-agent namespace tool are vendor-hosted tools, which the
-        # gateway refuses in every mode (SPEC X-2); its shell tool is what this test exercises.
-        "[features]",
-        "multi_agent = false",
+        *(['wire_api = "responses"', "", "[features]", "multi_agent = false"] if explicit else []),
         "",
         "[analytics]",
         "enabled = false",
@@ -104,23 +102,29 @@ def codex_config(gateway: str) -> str:
     ])
 
 
-def codex(gateway: str, folder: Path, task: str) -> Run:
+def codex(gateway: str, folder: Path, task: str, explicit: bool = False) -> Run:
     """`codex exec` with a config.toml in a temporary CODEX_HOME."""
     home, work, env = prepare(folder)
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
-    (codex_home / "config.toml").write_text(codex_config(gateway))
+    (codex_home / "config.toml").write_text(codex_config(gateway, explicit))
     env.update({"CODEX_HOME": str(codex_home), "BENCH_AGENT_KEY": "dummy"})
     return Run([executable("codex"), "exec", "--skip-git-repo-check", task], env, work)
 
 
+def codex_explicit(gateway: str, folder: Path, task: str) -> Run:
+    return codex(gateway, folder, task, explicit=True)
+
+
 def opencode_config(gateway: str) -> dict[str, object]:
+    """An OpenAI-compatible provider at the gateway (its base URL and a key) and the model; the harness
+    turns off updates and sharing."""
     return {
         "$schema": "https://opencode.ai/config.json",
         "provider": {"bench": {
-            "npm": "@ai-sdk/openai-compatible", "name": "Benchwarmers",
+            "npm": "@ai-sdk/openai-compatible",
             "options": {"baseURL": f"{gateway}/v1", "apiKey": "dummy"},
-            "models": {ROUTE_MODEL: {"name": "agents (route)", "tool_call": True}},
+            "models": {ROUTE_MODEL: {}},
         }},
         "model": f"bench/{ROUTE_MODEL}",
         "autoupdate": False,
@@ -146,7 +150,9 @@ def opencode(gateway: str, folder: Path, task: str) -> Run:
     return Run([executable("opencode"), "run", task], env, work)
 
 
-AGENTS = {"claude": claude_code, "codex": codex, "opencode": opencode}
+Recipe = Callable[[str, Path, str], Run]  # (gateway URL, folder, task) → the run
+# Each agent with its default configuration.
+AGENTS: dict[str, Recipe] = {"claude": claude_code, "codex": codex, "opencode": opencode}
 
 
 @dataclass(frozen=True)

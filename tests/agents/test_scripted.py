@@ -83,3 +83,31 @@ def test_a_streamed_tool_call_reassembles_to_the_planned_arguments() -> None:
     assert "".join(c["function"]["arguments"] for c in calls) == reply.arguments
     assert len(calls) >= 3  # the arguments arrive in several pieces
     assert chunks[-2]["choices"][0]["finish_reason"] == "tool_calls" and "usage" in chunks[-1]
+
+
+def test_an_asked_probe_call_comes_first_and_its_result_is_not_the_answer() -> None:
+    probe = tool("multi_agent_v1__close_agent", {"target": {"type": "string"}}, ["target"])
+    task = TASK + ' But first call the tool `multi_agent_v1__close_agent` with `{"target": "bench-probe"}`.'
+    body = first_turn([CODEX_EXEC, probe], task)
+    first = plan_reply(body)
+    assert first.tool == "multi_agent_v1__close_agent"
+    assert json.loads(first.arguments) == {"target": "bench-probe"}
+    body["messages"] += [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function",
+             "function": {"name": first.tool, "arguments": first.arguments}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "invalid agent id bench-probe"},
+    ]
+    second = plan_reply(body)
+    assert (second.tool, json.loads(second.arguments)["cmd"]) == ("exec_command", COMMAND)
+    body["messages"] += [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "exec_command", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c2", "content": "BENCH-1\n"},
+    ]
+    assert plan_reply(body).text == FINAL_PREFIX + "BENCH-1"
+
+
+def test_a_probe_of_a_tool_not_offered_is_skipped() -> None:
+    task = TASK + " But first call the tool `nowhere` with `{}`."
+    assert plan_reply(first_turn([CODEX_EXEC], task)).tool == "exec_command"

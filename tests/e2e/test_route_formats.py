@@ -109,6 +109,32 @@ def test_a52_a53_responses_gets_whole_calls_and_a_custom_tool_call_with_its_inpu
     assert upstream["read_file"]["parameters"] == one_string
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_responses_namespace_flattened_and_hosted_tools_and_items_left_out_and_named(
+    rig: Rig, stream: bool
+) -> None:
+    """X-2, RM-5, RM-8: what Codex's default configuration sends. The member calls `read_file` and
+    `list_dir`, names it was not offered (it was offered `fs__…`): they go back as it wrote them."""
+    name, member = calling(rig)
+    members = [{"type": "function", "name": n, "parameters": SCHEMA} for n in ("read_file", "list_dir")]
+    tools = [{"type": "web_search", "external_web_access": False},
+             {"type": "namespace", "name": "fs", "description": "Files.", "tools": members}]
+    history = [{"role": "user", "content": "what changed upstream?"},
+               {"type": "web_search_call", "id": "ws_1", "status": "completed",
+                "action": {"type": "search", "query": "changes"}}]
+    raw = rig.openai.responses.with_raw_response.create(
+        model=f"bench/{name}", instructions=SYSTEM, tools=tools, input=history, stream=stream)
+    assert raw.headers["x-bench-dropped-tools"] == "web_search"
+    assert raw.headers["x-bench-dropped-items"] == "web_search_call"
+    parsed = raw.parse()
+    done = list(parsed)[-1].response if stream else parsed
+    calls = [(i.name, getattr(i, "namespace", None)) for i in done.output if i.type == "function_call"]
+    assert calls == [("read_file", None), ("list_dir", None)]
+    sent = rig.bench.sent_to(member)[-1]
+    assert [t["function"]["name"] for t in sent["tools"]] == ["fs__read_file", "fs__list_dir"]
+    assert sent["messages"][1:] == [{"role": "user", "content": "what changed upstream?"}]
+
+
 def test_a52_gemini_gets_the_calls_whole_in_the_last_chunk(rig: Rig) -> None:
     name, _ = calling(rig)
     declarations = [genai_types.FunctionDeclaration(name=n, description=f"{n} tool")

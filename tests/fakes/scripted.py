@@ -5,10 +5,12 @@
 A conversation whose user asked to "run the shell command `<cmd>`" is answered, on its first turn, with a
 streamed call of the shell tool the agent offered (Claude Code's `Bash`, Codex's `exec_command` or
 `shell`, opencode's `bash`), its arguments built from that tool's JSON schema; once a `tool` message (the
-command's output) is in the conversation, the answer is `FINAL: <output>`. Requests without tools (title
-generation and the like) get a short plain answer. Every request is recorded (the last 1 000), including
-requests to paths it does not serve (answered 404), so a test can see what reached the upstream. An agent
-offering the `benchwarmers` MCP tools gets the MCP script instead (`tests.fakes.scripted_mcp`).
+command's output) is in the conversation, the answer is `FINAL: <output>`. A user who also asked to "first
+call the tool `<name>` with `<json>`" gets that call first, when the tool is offered (the probe of a
+namespaced tool's round trip); its result does not count as the command's output. Requests without tools
+(title generation and the like) get a short plain answer. Every request is recorded (the last 1 000),
+including requests to paths it does not serve (answered 404), so a test can see what reached the upstream.
+An agent offering the `benchwarmers` MCP tools gets the MCP script instead (`tests.fakes.scripted_mcp`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ MODEL = "scripted"
 PLAIN_ANSWER = "Bench agent check"
 FINAL_PREFIX = "FINAL: "
 COMMAND_RE = re.compile(r"shell command `([^`]+)`")
+PROBE_RE = re.compile(r"first call the tool `([^`]+)` with `([^`]+)`")
 SHELL_TOOLS = ("Bash", "bash", "exec_command", "shell_command", "shell")  # preferred names, in order
 COMMAND_FIELDS = ("command", "cmd")
 LOG_CAP = 1_000
@@ -58,22 +61,43 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def asked_command(messages: list[dict[str, Any]]) -> str | None:
-    """The command the user asked for (the last user message naming one)."""
+def asked(messages: list[dict[str, Any]], pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """What the user asked for (the last user message matching `pattern`)."""
     for msg in reversed(messages):
         if msg.get("role") == "user":
-            found = COMMAND_RE.search(text_of(msg.get("content")))
+            found = pattern.search(text_of(msg.get("content")))
             if found:
-                return found.group(1)
+                return found
     return None
 
 
-def tool_output(messages: list[dict[str, Any]]) -> str | None:
-    """The output of the last tool run in the conversation, if any ran."""
+def asked_command(messages: list[dict[str, Any]]) -> str | None:
+    found = asked(messages, COMMAND_RE)
+    return found.group(1) if found else None
+
+
+def called(messages: list[dict[str, Any]]) -> dict[str, str]:
+    """Each call id in the conversation → the name of the tool it called."""
+    calls = [c for m in messages for c in m.get("tool_calls") or []]
+    return {str(c.get("id")): str(function_of(c).get("name")) for c in calls}
+
+
+def tool_output(messages: list[dict[str, Any]], besides: str | None = None) -> str | None:
+    """The output of the last tool run in the conversation (a run of `besides` aside), if any ran."""
+    names = called(messages)
     for msg in reversed(messages):
-        if msg.get("role") == "tool":
+        if msg.get("role") == "tool" and (besides is None or names.get(msg.get("tool_call_id")) != besides):
             return text_of(msg.get("content"))
     return None
+
+
+def probe(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply | None:
+    """The call the user asked to come first, while the tool is offered and not called yet."""
+    found = asked(messages, PROBE_RE)
+    offered = {function_of(t).get("name") for t in tools}
+    if found is None or found.group(1) not in offered or found.group(1) in called(messages).values():
+        return None
+    return Reply(tool=found.group(1), arguments=found.group(2))
 
 
 def function_of(tool: dict[str, Any]) -> dict[str, Any]:
@@ -123,7 +147,8 @@ def shell_arguments(parameters: dict[str, Any], command: str) -> dict[str, Any]:
 
 
 def plan_reply(body: dict[str, Any]) -> Reply:
-    """The scripted turn: run the asked command with the agent's shell tool, then report its output."""
+    """The scripted turn: the asked probe call, if any; the asked command with the agent's shell tool; then
+    report the command's output."""
     messages = body.get("messages") or []
     tools = body.get("tools") or []
     if not tools:
@@ -131,7 +156,11 @@ def plan_reply(body: dict[str, Any]) -> Reply:
     mcp = mcp_turn(body)
     if mcp is not None:
         return Reply(**mcp)
-    output = tool_output(messages)
+    first = probe(messages, tools)
+    if first is not None:
+        return first
+    found = asked(messages, PROBE_RE)
+    output = tool_output(messages, besides=found.group(1) if found else None)
     if output is not None:
         return Reply(text=FINAL_PREFIX + output.strip())
     command = asked_command(messages)

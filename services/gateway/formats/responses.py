@@ -16,7 +16,8 @@ from typing import Any
 from services.gateway.ask import Ask
 from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
 from services.gateway.formats.canonical import sse_event, translated_ask
-from services.gateway.formats.responses_request import custom_tool_names, request_messages, route_fields
+from services.gateway.formats.responses_request import hosted_items, request_messages, route_fields
+from services.gateway.formats.responses_tools import tool_offer
 from services.gateway.formats.route_encoder import RouteContext, RouteEncoder
 from services.gateway.panel.flatten import estimate_text
 from services.gateway.route_mode.assemble import Chunk, ToolCall, TurnSummary, delta_of, text_of
@@ -77,8 +78,10 @@ class Responses(Format):
     routes = ("/v1/responses", "/responses")
 
     def parse(self, body: dict[str, Any], params: Mapping[str, str]) -> Ask:
-        ask = translated_ask(self.name, body, request_messages, route_fields)
-        return replace(ask, custom_tools=custom_tool_names(body))
+        offer = tool_offer(body)
+        ask = translated_ask(self.name, body, request_messages, lambda raw: route_fields(raw, offer))
+        return replace(ask, custom_tools=offer.custom, namespaced_tools=offer.namespaced,
+                       dropped_tools=offer.dropped, dropped_items=hosted_items(body))
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return error_body(status, message)
@@ -157,7 +160,8 @@ class ResponseEvents(StreamEncoder):
 # `response.created` and `response.in_progress` with the 200; a message item opened on the first text and
 # fed by `output_text.delta`s; at the end each tool call as a whole item: a `function_call` (added
 # in_progress with empty arguments, one arguments delta, its done, `output_item.done`), or, for a custom tool
-# (which went upstream as a function taking one string `input`), a `custom_tool_call` carrying that `input`.
+# (which went upstream as a function taking one string `input`), a `custom_tool_call` carrying that `input`;
+# a call of a namespace member carries the `namespace` and the member's own `name`, as Codex routes it.
 # `response.completed` holds every output item, the member's usage and `bench`. Every event is numbered
 # 0, 1, 2… (keep-alives are SSE comments, not events).
 
@@ -190,12 +194,19 @@ class ResponseRouteEncoder(RouteEncoder):
         return message_item(self.message_id, status, [text_part(self.text)] if status == "completed" else [])
 
     def call_item(self, call: ToolCall, done: bool) -> dict[str, Any]:
+        """The call as the agent declared its tool: custom or function, and a namespace member under its own
+        namespace and name (a name the agent never offered goes back as the member wrote it)."""
         status = "completed" if done else "in_progress"
+        namespace, name = self.context.namespaced_tools.get(call.name, ("", call.name))
         if call.name in self.context.custom_tools:
-            return {"type": "custom_tool_call", "id": f"ctc_{secrets.token_hex(24)}", "call_id": call.id,
-                    "name": call.name, "input": custom_input(call) if done else "", "status": status}
-        return {"type": "function_call", "id": f"fc_{secrets.token_hex(24)}", "call_id": call.id,
-                "name": call.name, "arguments": call.arguments_json() if done else "", "status": status}
+            item = {"type": "custom_tool_call", "id": f"ctc_{secrets.token_hex(24)}", "call_id": call.id,
+                    "name": name, "input": custom_input(call) if done else "", "status": status}
+        else:
+            item = {"type": "function_call", "id": f"fc_{secrets.token_hex(24)}", "call_id": call.id,
+                    "name": name, "arguments": call.arguments_json() if done else "", "status": status}
+        if namespace:
+            item["namespace"] = namespace
+        return item
 
     def usage(self, summary: TurnSummary) -> dict[str, Any]:
         tokens_in, tokens_out = self.counts(summary)
@@ -243,7 +254,7 @@ class ResponseRouteEncoder(RouteEncoder):
                     + self.event("response.custom_tool_call_input.done", **at, input=done["input"]))
         else:
             out += (self.event("response.function_call_arguments.delta", **at, delta=done["arguments"])
-                    + self.event("response.function_call_arguments.done", **at, name=call.name,
+                    + self.event("response.function_call_arguments.done", **at, name=done["name"],
                                  arguments=done["arguments"]))
         return out + self.event("response.output_item.done", output_index=index, item=done), done
 

@@ -2,7 +2,10 @@
 
 Nothing is stored, so a request must carry its whole conversation (`previous_response_id` and
 `conversation` are refused). Function and custom tool calls become assistant `tool_calls`, their outputs
-`tool` messages (a custom tool is a function taking one string `input`, RM-5). Hosted tools cannot run here.
+`tool` messages (a custom tool is a function taking one string `input`, RM-5); a call made in a namespace
+takes the flattened name its tool is offered under (`responses_tools`). Codex's `agent_message` items (one
+agent of a team writing to another) are user messages naming their author and recipient. Items a hosted
+tool produced are left out (X-2): route mode names them in a header, a panel refuses them with the tools.
 """
 
 from __future__ import annotations
@@ -17,14 +20,14 @@ from services.gateway.formats.canonical import (
     Part,
     add_tool_call,
     collapse,
-    function_tool,
+    copy_fields,
     image_part,
     text_part,
     tool_call,
-    tool_fields,
     tool_message,
 )
 from services.gateway.formats.common import object_list
+from services.gateway.formats.responses_tools import ToolOffer, flat_name, tool_choice
 
 ROLES = ("user", "assistant", "system", "developer")
 TEXT_PARTS = ("input_text", "output_text", "text")
@@ -32,7 +35,13 @@ CALLS = ("function_call", "custom_tool_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 SAMPLING = {"max_output_tokens": "max_tokens", "temperature": "temperature", "top_p": "top_p",
             "parallel_tool_calls": "parallel_tool_calls"}
-CUSTOM_PARAMETERS = {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}
+# Items a vendor-hosted tool produced (X-2): left out of what a member reads.
+HOSTED_ITEMS = frozenset({
+    "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "computer_call",
+    "computer_call_output", "local_shell_call", "local_shell_call_output", "shell_call", "shell_call_output",
+    "apply_patch_call", "apply_patch_call_output", "mcp_call", "mcp_list_tools", "mcp_approval_request",
+    "mcp_approval_response", "tool_search_call", "tool_search_output",
+})
 STORED = '"{}" is not supported: this gateway stores no responses; send the whole conversation in "input"'
 
 
@@ -51,6 +60,9 @@ def content_parts(where: str, content: Any) -> list[Part]:
             parts.append(text_part(part["text"]))
         elif kind == "refusal" and isinstance(part.get("refusal"), str):
             parts.append(text_part(part["refusal"]))
+        elif kind == "encrypted_content" and isinstance(part.get("encrypted_content"), str):
+            # Codex asks for some arguments "encrypted"; a member writes them plain, and they come back so
+            parts.append(text_part(part["encrypted_content"]))
         elif kind == "input_image" and part.get("image_url") is not None:
             parts.append(image_part(part["image_url"], part.get("detail")))
         elif kind == "input_image":
@@ -63,9 +75,14 @@ def content_parts(where: str, content: Any) -> list[Part]:
 
 
 def call_of(where: str, item: dict[str, Any]) -> dict[str, Any]:
+    """A call as the member sees it; one made in a namespace under its flattened name (even when this
+    request no longer offers that tool: the name is a rule, not a lookup)."""
     name, call_id = item.get("name"), item.get("call_id") or item.get("id")
     if not isinstance(name, str) or not isinstance(call_id, str):
         raise Refusal(400, f'{where}: a {item["type"]} needs a "name" and a "call_id"')
+    namespace = item.get("namespace")
+    if isinstance(namespace, str) and namespace:
+        name = flat_name(namespace, name)
     if item["type"] == "custom_tool_call":
         return tool_call(call_id, name, {"input": item.get("input", "")})
     return tool_call(call_id, name, item.get("arguments", "{}"))
@@ -73,16 +90,20 @@ def call_of(where: str, item: dict[str, Any]) -> dict[str, Any]:
 
 class Conversation:
     """The messages as they build up. Images a tool returned wait for a user message after the run of tool
-    messages, since OpenAI's tool messages carry text only and must follow their call directly."""
+    messages, since OpenAI's tool messages carry text only and must follow their call directly; so does an
+    agent message that arrives while calls are still being answered."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
         self.tool_images: list[Part] = []
+        self.held: list[Message] = []
 
     def flush(self) -> None:
         if self.tool_images:
             self.messages.append({"role": "user", "content": self.tool_images})
             self.tool_images = []
+        self.messages += self.held
+        self.held = []
 
     def message(self, where: str, item: dict[str, Any]) -> None:
         role = item.get("role")
@@ -90,6 +111,16 @@ class Conversation:
             raise Refusal(400, f"{where}.role must be one of {', '.join(ROLES)} (got {json.dumps(role)})")
         self.flush()
         self.messages.append({"role": role, "content": collapse(content_parts(where, item.get("content")))})
+
+    def agent_message(self, where: str, item: dict[str, Any]) -> None:
+        """Codex's note from one agent of a team to another: a user message led by who wrote to whom."""
+        author, recipient = item.get("author"), item.get("recipient")
+        lead = f"[agent message from {author if isinstance(author, str) else 'another agent'}"
+        lead += f" to {recipient}]" if isinstance(recipient, str) else "]"
+        parts = [text_part(lead), *content_parts(where, item.get("content") or [])]
+        last = self.messages[-1] if self.messages else {}
+        answering = last.get("role") == "tool" or bool(last.get("tool_calls"))
+        (self.held if answering else self.messages).append({"role": "user", "content": collapse(parts)})
 
     def call(self, where: str, item: dict[str, Any]) -> None:
         self.flush()
@@ -133,39 +164,16 @@ def request_messages(body: dict[str, Any]) -> tuple[list[Message], str]:
         elif kind in OUTPUTS:
             talk.output(where, item)
             agentic = agentic or f"tool results (a {kind} item)"
+        elif kind == "agent_message":
+            talk.agent_message(where, item)
+        elif kind in HOSTED_ITEMS:  # X-2: left out; route mode names it in X-Bench-Dropped-Items
+            agentic = agentic or f"hosted tool items (a {kind} item)"
         elif kind != "reasoning":  # earlier reasoning is ignored everywhere (X-4)
             raise Refusal(400, f"{where}: input items of type {json.dumps(kind)} are not supported "
-                               "(messages, function_call(_output), custom_tool_call(_output) and reasoning "
-                               "are; hosted tools and stored items are not)")
+                               "(messages, agent_message, function_call(_output), custom_tool_call(_output), "
+                               "reasoning and items of hosted tools are; stored items are not)")
     talk.flush()
     return talk.messages, agentic
-
-
-def chat_tool(index: int, tool: Any) -> dict[str, Any]:
-    """X-2: only `function` and `custom` tools; a custom tool becomes a function with one string `input`."""
-    kind = tool.get("type") if isinstance(tool, dict) else None
-    if kind == "function":
-        chat = function_tool(tool.get("name"), tool.get("description"), tool.get("parameters"))
-        if isinstance(tool.get("strict"), bool):
-            chat["function"]["strict"] = tool["strict"]
-        return chat
-    if kind == "custom":
-        description = tool.get("description") or ""
-        grammar = tool.get("format") if isinstance(tool.get("format"), dict) else {}
-        if grammar.get("type") == "grammar":
-            syntax, definition = grammar.get("syntax"), grammar.get("definition")
-            description += f"\n\nThe input must follow this {syntax} grammar:\n{definition}"
-        return function_tool(tool.get("name"), description.strip(), CUSTOM_PARAMETERS)
-    raise Refusal(400, f"tools[{index}] is a hosted tool ({json.dumps(kind)}) that this gateway cannot run; "
-                       'only "function" and "custom" tools are served')
-
-
-def tool_choice(choice: Any) -> Any:
-    if choice in ("auto", "none", "required"):
-        return choice
-    if isinstance(choice, dict) and choice.get("type") in ("function", "custom") and choice.get("name"):
-        return {"type": "function", "function": {"name": choice["name"]}}
-    return None
 
 
 def response_format(text: Any) -> dict[str, Any] | None:
@@ -178,21 +186,22 @@ def response_format(text: Any) -> dict[str, Any] | None:
     return {"type": "json_schema", "json_schema": schema}
 
 
-def route_fields(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """RM-5's OpenAI fields, and whether the request offers tools (X-1: an empty list is no tools)."""
-    fields, has_tools = tool_fields(body, SAMPLING, chat_tool)
+def route_fields(body: dict[str, Any], offer: ToolOffer) -> tuple[dict[str, Any], bool]:
+    """RM-5's OpenAI fields with the tools `offer` makes, and whether the request declares tools (X-1: an
+    empty list is no tools; a list of hosted tools alone is still tools, which a panel refuses)."""
+    fields = copy_fields(body, SAMPLING)
     choice, fmt = tool_choice(body.get("tool_choice")), response_format(body.get("text"))
+    if offer.tools:
+        fields["tools"] = offer.tools
     if choice is not None:
         fields["tool_choice"] = choice
     if fmt is not None:
         fields["response_format"] = fmt
-    return fields, has_tools
+    return fields, offer.declared
 
 
-def custom_tool_names(body: Mapping[str, Any]) -> frozenset[str]:
-    """The names of a Responses request's custom tools (free-form input, e.g. Codex's apply_patch)."""
-    tools = body.get("tools")
-    return frozenset(
-        t["name"] for t in (tools if isinstance(tools, list) else [])
-        if isinstance(t, dict) and t.get("type") == "custom" and isinstance(t.get("name"), str)
-    )
+def hosted_items(body: Mapping[str, Any]) -> tuple[str, ...]:
+    """The types of the input items a hosted tool produced, each once, in order (left out, X-2)."""
+    raw = body.get("input")
+    kinds = [i.get("type") for i in (raw if isinstance(raw, list) else []) if isinstance(i, dict)]
+    return tuple(dict.fromkeys(k for k in kinds if k in HOSTED_ITEMS))

@@ -8,12 +8,16 @@ the 200). Not streamed, `reply()` gives the whole body and the headers. An encod
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from services.gateway.formats.base import Reply
 from services.gateway.route_mode.assemble import Chunk, TurnSummary
 from services.gateway.route_mode.bench import route_headers
+
+DROPPED_TOOLS_HEADER = "X-Bench-Dropped-Tools"
+DROPPED_ITEMS_HEADER = "X-Bench-Dropped-Items"
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,9 @@ class RouteContext:
     model: str  # the model as asked: the name every other format shows
     input_estimate: int  # P-5, for counts the member did not give
     custom_tools: frozenset[str] = frozenset()  # Responses custom tools (calls go back as custom_tool_call)
+    namespaced_tools: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # flat → (namespace, name)
+    dropped_tools: tuple[str, ...] = ()  # hosted tools not offered (X-2): named in X-Bench-Dropped-Tools
+    dropped_items: tuple[str, ...] = ()  # hosted tools' input items left out: named in X-Bench-Dropped-Items
     event_stream: bool = True  # Gemini without `alt=sse` streams one JSON array
     received_ns: int = 0  # monotonic ns when the request was read (Ollama reports real durations)
 
@@ -61,8 +68,14 @@ class RouteEncoder(ABC):
 
     def reply(self, summary: TurnSummary, bench: dict[str, Any]) -> Reply:
         """A non-streamed turn: the body, with `X-Bench-Conversation` and `X-Bench-Model` (RM-8)."""
-        return Reply(body=self.body(summary, bench),
-                     headers=route_headers(str(bench.get("conversation", "")), str(bench.get("alias", ""))))
+        headers = route_headers(str(bench.get("conversation", "")), str(bench.get("alias", "")))
+        return Reply(body=self.body(summary, bench), headers={**headers, **self.headers()})
+
+    def headers(self) -> dict[str, str]:
+        """What the request carried that no member was shown (X-2), on every 200 of the turn."""
+        context = self.context
+        named = {DROPPED_TOOLS_HEADER: context.dropped_tools, DROPPED_ITEMS_HEADER: context.dropped_items}
+        return {header: ", ".join(kinds) for header, kinds in named.items() if kinds}
 
     def counts(self, summary: TurnSummary) -> tuple[int, int]:
         """(input, output) tokens: the member's own counts, else (each one missing) estimates."""

@@ -55,7 +55,7 @@ class RouteReplies:
         if isinstance(first, Failed):
             return failed(fmt, first, conversation)
         alias = first.alias if isinstance(first, Pieces | Done) else None
-        headers = {"Cache-Control": "no-cache", **route_headers(conversation, alias)}
+        headers = {"Cache-Control": "no-cache", **route_headers(conversation, alias), **encoder.headers()}
         stream = stream_turn(encoder, run, first, self.settings.keepalive_s)
         return LeanStreamingResponse(stream, media_type=encoder.media_type, headers=headers)
 
@@ -69,6 +69,8 @@ def context_for(ask: Ask, collection: str) -> RouteContext:
     return RouteContext(
         format=ask.format, collection=canonical_collection(collection), model=ask.asked_model or ask.model,
         input_estimate=request_estimate(ask.messages, ask.route_fields), custom_tools=ask.custom_tools,
+        namespaced_tools=ask.namespaced_tools, dropped_tools=ask.dropped_tools,
+        dropped_items=ask.dropped_items,
         event_stream=ask.event_stream, received_ns=ask.received_ns,
     )
 

@@ -196,16 +196,66 @@ def test_stored_state_is_refused(key: str) -> None:
         ({"type": "file_search", "vector_store_ids": []}, "file_search"),
     ],
 )
-def test_hosted_tools_are_refused(tool: dict[str, Any], named: str) -> None:
-    message = refused(input="hi", tools=[tool], bench={"reply": "route"}).message
-    assert named in message and "hosted" in message
+def test_hosted_tools_are_left_out_named_and_still_make_an_agents_turn(
+    tool: dict[str, Any], named: str
+) -> None:
+    ask = parse(input="hi", tools=[tool, {"type": "function", "name": "ls"}], bench={"reply": "route"})
+    assert [t["function"]["name"] for t in ask.route_fields["tools"]] == ["ls"]
+    assert ask.dropped_tools == (named,) and ask.agentic == "tools"  # a panel still refuses them
+
+
+def test_items_of_hosted_tools_are_left_out_and_named() -> None:
+    ask = parse(input=[
+        {"role": "user", "content": "What is new in Python?"},
+        {"type": "web_search_call", "id": "ws_1", "action": {"type": "search", "query": "py"}},
+        {"role": "assistant", "content": [{"type": "output_text", "text": "3.14 is out."}]},
+        {"type": "image_generation_call", "id": "ig_1", "result": "iVBORw0KGgo"},
+        {"type": "web_search_call", "id": "ws_2", "action": {"type": "search", "query": "py 3.15"}},
+    ])
+    assert ask.messages == [{"role": "user", "content": "What is new in Python?"},
+                            {"role": "assistant", "content": "3.14 is out."}]
+    assert ask.dropped_items == ("web_search_call", "image_generation_call")
+    # A panel refuses them, naming route mode.
+    assert ask.agentic == "hosted tool items (a web_search_call item)"
+
+
+def test_a_call_made_in_a_namespace_reaches_the_member_under_its_flattened_name() -> None:
+    ask = parse(input=[
+        {"role": "user", "content": "Delegate it."},
+        {"type": "function_call", "call_id": "c1", "name": "spawn_agent", "namespace": "multi_agent_v1",
+         "arguments": '{"message": "go"}'},
+        {"type": "function_call_output", "call_id": "c1", "output": '{"agent_id": "a1"}'},
+        {"type": "custom_tool_call", "call_id": "c2", "name": "js", "namespace": "mcp__node_repl__",
+         "input": "1+1"},
+        {"type": "custom_tool_call_output", "call_id": "c2", "output": "2"},
+    ])
+    calls = [m["tool_calls"] for m in ask.messages if m.get("tool_calls")]
+    assert [c["function"]["name"] for turn in calls for c in turn] == [
+        "multi_agent_v1__spawn_agent", "mcp__node_repl__js"]
+
+
+def test_an_agent_message_is_a_user_message_naming_who_wrote_to_whom() -> None:
+    ask = parse(input=[
+        {"type": "agent_message", "id": "amsg_1", "author": "/root", "recipient": "/root/helper", "content": [
+            {"type": "input_text", "text": "Message Type: NEW_TASK\nPayload:\n"},
+            {"type": "encrypted_content", "encrypted_content": "say hello"},
+        ]},
+        {"type": "agent_message", "content": [{"type": "input_text", "text": "done"}]},
+    ])
+    assert ask.messages == [
+        {"role": "user", "content": "[agent message from /root to /root/helper]\n\nMessage Type: NEW_TASK\n"
+                                    "Payload:\n\n\nsay hello"},
+        {"role": "user", "content": "[agent message from another agent]\n\ndone"},
+    ]
+    assert ask.agentic == ""
 
 
 @pytest.mark.parametrize(
     ("item", "words"),
     [
         ({"type": "item_reference", "id": "msg_1"}, "item_reference"),
-        ({"type": "web_search_call", "id": "ws_1"}, "web_search_call"),
+        ({"type": "compaction_summary", "encrypted_content": "x"}, "compaction_summary"),
+        ({"type": "agent_message", "content": [{"type": "input_audio"}]}, "input_audio"),
         ({"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}, "input_file"),
         ({"role": "user", "content": [{"type": "input_audio", "input_audio": {}}]}, "input_audio"),
         ({"role": "user", "content": [{"type": "input_image", "file_id": "file-1"}]}, "file_id"),
@@ -322,3 +372,16 @@ def test_error_body(status: int, kind: str) -> None:
     assert FMT.error_body(status, "why") == {
         "error": {"message": "why", "type": kind, "param": None, "code": str(status)}
     }
+
+
+def test_an_agent_message_between_a_call_and_its_output_waits_for_the_output() -> None:
+    ask = parse(input=[
+        {"role": "user", "content": "Wait for the helper."},
+        {"type": "function_call", "call_id": "c1", "name": "wait_agent", "namespace": "collaboration",
+         "arguments": "{}"},
+        {"type": "agent_message", "author": "/root/helper", "recipient": "/root",
+         "content": [{"type": "input_text", "text": "done"}]},
+        {"type": "function_call_output", "call_id": "c1", "output": "Wait completed."},
+    ])
+    assert [m["role"] for m in ask.messages] == ["user", "assistant", "tool", "user"]
+    assert ask.messages[-1]["content"] == "[agent message from /root/helper to /root]\n\ndone"

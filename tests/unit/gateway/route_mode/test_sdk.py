@@ -202,6 +202,27 @@ def test_responses_through_the_sdk_with_a_custom_tool() -> None:  # A-52, A-53
         openai_client(Gateway([], fail=True)).responses.create(model="bench/core:route", input="x")
 
 
+def test_responses_through_the_sdk_with_a_namespace_and_a_hosted_tool() -> None:  # RM-5, RM-7, X-2
+    spawn = ("call_spawn", "multi_agent_v1__spawn_agent", json.dumps({"message": "check the tests"}))
+    gateway = Gateway(interleaved_calls(calls=[spawn, READ]))
+    client = openai_client(gateway)
+    tools: Any = [
+        {"type": "namespace", "name": "multi_agent_v1", "description": "Sub-agents.",
+         "tools": [{"type": "function", "name": "spawn_agent", "parameters": SCHEMA}]},
+        {"type": "function", "name": "read_file", "parameters": SCHEMA},
+        {"type": "web_search", "external_web_access": False},
+    ]
+    with client.responses.stream(model="bench/core:route", input="Delegate", tools=tools) as stream:
+        final = stream.get_final_response()
+    calls = [(i.name, i.namespace, i.call_id) for i in final.output if i.type == "function_call"]
+    assert calls == [("spawn_agent", "multi_agent_v1", "call_spawn"), ("read_file", None, READ[0])]
+    assert [t["function"]["name"] for t in gateway.sent[-1]["tools"]] == [spawn[1], "read_file"]
+    raw = client.responses.with_raw_response.create(model="bench/core:route", input="Delegate", tools=tools)
+    assert raw.headers["X-Bench-Dropped-Tools"] == "web_search"
+    assert [(i.type, getattr(i, "namespace", None)) for i in raw.parse().output] == [
+        ("function_call", "multi_agent_v1"), ("function_call", None)]
+
+
 # ---------------------------------------------------------------- Anthropic
 
 
