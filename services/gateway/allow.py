@@ -105,12 +105,13 @@ def host_problems(settings: GatewaySettings) -> list[str]:
     non-loopback Host could reach (it would answer 403 to every request through a Service or an ingress)."""
     bad = [e for e in split_list(settings.allowed_hosts) if not entry_ok(e)]
     if bad:
-        return [f"BENCH_ALLOWED_HOSTS has {', '.join(repr(e) for e in bad)}: give comma-separated host[:port] "
-                "names (no scheme, path or wildcard), e.g. gateway,gateway.benchwarmers.svc"]
-    if not is_loopback_host(settings.bind) and not split_list(settings.allowed_hosts) and not settings.public_url:
-        return [f"BENCH_BIND={settings.bind} listens beyond this machine but only loopback Hosts are allowed: "
-                "set BENCH_ALLOWED_HOSTS to the names clients use (Service DNS names, the ingress host) or "
-                "BENCHWARMERS_PUBLIC_URL"]
+        return [f"BENCH_ALLOWED_HOSTS has {', '.join(repr(e) for e in bad)}: give comma-separated "
+                "host[:port] names (no scheme, path or wildcard), e.g. gateway,gateway.benchwarmers.svc"]
+    reachable = split_list(settings.allowed_hosts) or settings.public_url
+    if not is_loopback_host(settings.bind) and not reachable:
+        return [f"BENCH_BIND={settings.bind} listens beyond this machine but only loopback Hosts are "
+                "allowed: set BENCH_ALLOWED_HOSTS to the names clients use (Service DNS names, the ingress "
+                "host) or BENCHWARMERS_PUBLIC_URL"]
     return []
 
 

@@ -1,7 +1,8 @@
 """A gateway started with the environment deploy/k8s gives its pods answers requests sent to its Service's
 names and to the ingress host set the way the README says, and refuses other Hosts (issue 15, item 1).
 The environment is read out of the rendered manifests (the kubelet's $(NAME) expansion included); only what
-must differ on this machine is replaced: where NATS and the seed are, the ports, the replicas of one server, the admin token."""
+must differ on this machine is replaced: where NATS and the seed are, the ports, the replicas of one server,
+the admin token."""
 
 from __future__ import annotations
 

@@ -85,7 +85,8 @@ def test_sec1_refuses_to_start_unguarded(fields: dict[str, object], problem: str
         {"bind": "localhost"},
         {"bind": "0.0.0.0", "admin_token": SecretStr("x" * 16), "public_url": "https://bench.example:8443/"},
         {"bind": "0.0.0.0", "admin_token": SecretStr("x" * 16),
-         "allowed_hosts": "gateway,gateway.benchwarmers.svc.cluster.local,bench.example:443,10.0.0.7,[fd00::1]:80,"},
+         "allowed_hosts": "gateway,gateway.benchwarmers.svc.cluster.local,bench.example:443,10.0.0.7,"
+                          "[fd00::1]:80,"},
     ],
 )
 def test_sec1_lets_a_guarded_gateway_start(fields: dict[str, object]) -> None:
