@@ -479,10 +479,10 @@ def logs_in(url: str, seed: str, tls: ssl.SSLContext | None = None) -> bool:
     async def attempt() -> bool:
         try:
             nc = await nats.connect(url, nkeys_seed_str=seed, tls=tls, tls_hostname="nats" if tls else None,
-                                    allow_reconnect=False, max_reconnect_attempts=0, connect_timeout=3)
+                                    allow_reconnect=False, max_reconnect_attempts=0, connect_timeout=10)
         except Exception:
             return False
-        await nc.flush(timeout=3)
+        await nc.flush(timeout=10)
         await nc.close()
         return True
 
