@@ -23,6 +23,7 @@ from cli.commands import (
     keys,
     ledger,
     limits,
+    mcp,
     model,
     quota,
     settings,
@@ -129,7 +130,12 @@ app.add_typer(limits.app, name="limits")
 app.add_typer(ledger.app, name="ledger")
 app.add_typer(alerts.app, name="alert")
 app.add_typer(bus.app, name="bus")
+app.add_typer(mcp.app, name="mcp")
 
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()

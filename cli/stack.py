@@ -1,23 +1,30 @@
 """The local stack: an embedded NATS (unless `NATS_URL` is set) and the five services as supervised processes.
 
 `bench up` and `make run` use it in the foreground; tests use it to start a real stack of their own.
-Every child is started in its own session and stopped by PID; a child that dies unasked is reported and
-restarted.
+Every child is started in its own session, stopped by PID, and killed by the kernel if the thread that
+started it dies (even by `kill -9`). A child that dies unasked, NATS included, is reported and started
+again, after a growing pause while it keeps dying (`cli.restarts`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nats.errors as nats_errors
+
+from cli.restarts import Restarts
 from shared import bus, processes
 from shared.bus_access import SUPERVISOR
 from shared.bus_credentials import BusLogin
@@ -35,14 +42,17 @@ class Child:
     log_path: Path
     proc: subprocess.Popen[bytes] | None = None
     restarts: int = 0
+    backoff: Restarts = field(default_factory=Restarts)
 
     @property
     def name(self) -> str:
         return f"{self.service}-{self.index}"
 
     def start(self) -> None:
+        """Spawn the service; it dies with the calling thread, so start it from the supervisor's main one."""
         self.proc = processes.spawn([sys.executable, "-m", f"services.{self.service}"], self.log_path,
-                                    env=self.env)
+                                    env=self.env, die_with_parent=True)
+        self.backoff.started(time.monotonic())
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -83,6 +93,7 @@ class Stack:
     gateway_ports: list[int] = field(default_factory=list)
     children: list[Child] = field(default_factory=list)
     nats: NatsServer | None = None
+    nats_backoff: Restarts = field(default_factory=Restarts)
 
     def start(self, timeout: float = 60.0) -> Stack:
         """Start everything and wait until it answers; on any failure stop what did start, then raise."""
@@ -96,8 +107,13 @@ class Stack:
         self.home.mkdir(parents=True, exist_ok=True)
         if not self.nats_url:
             self.nats = NatsServer(store=self.home / "nats", credentials=self.credentials_folder,
-                                   tls=self.tls).start()
+                                   tls=self.tls, die_with_parent=True).start()
+            self.nats_backoff.started(time.monotonic())
             self.nats_url = self.nats.url
+        else:
+            nats_answers(self.nats_url)
+        for role in (SUPERVISOR, *(service for service in SERVICES if self.replicas.get(service, 1))):
+            self.login(role)  # a missing or unreadable seed stops the start here, before any service runs
         base_env = dict(os.environ)
         base_env.update(self.extra_env)
         base_env.update({"NATS_URL": self.nats_url, "BENCHWARMERS_HOME": str(self.home),
@@ -148,42 +164,55 @@ class Stack:
                 time.sleep(0.05)
 
     async def _wait_bus_services(self, end: float) -> None:
+        """Until every replica of every bus service has answered a health ping (each names its instance)."""
         assert self.nats_url
-        nc = await bus.connect(self.nats_url, "bench-up", self.login(SUPERVISOR))
+        try:
+            nc = await asyncio.wait_for(bus.connect(self.nats_url, "bench-up", self.login(SUPERVISOR)),
+                                        max(1.0, end - time.monotonic()))
+        except TimeoutError:
+            raise RuntimeError(f"NATS at {self.nats_url} took no connection in time") from None
         try:
             for service in SERVICES:
-                if service == "gateway" or not self.replicas.get(service, 1):
+                wanted = self.replicas.get(service, 1)
+                if service == "gateway" or not wanted:
                     continue
-                while True:
+                answered: set[str] = set()
+                inbox = await nc.subscribe(nc.new_inbox())
+                while len(answered) < wanted:
                     self._check_children()
-                    try:
-                        await nc.request(health_subject(service), b"", timeout=0.5)
-                        break
-                    except Exception:
-                        if time.monotonic() > end:
-                            raise RuntimeError(f"{service} not ready; see {self.home / 'logs'}") from None
+                    await nc.publish(health_subject(service), b"", reply=inbox.subject)
+                    with contextlib.suppress(asyncio.TimeoutError, nats_errors.TimeoutError):
+                        while len(answered) < wanted:
+                            reply = await inbox.next_msg(timeout=0.5)
+                            if reply.data:  # not NATS's empty "no responders" status
+                                answered.add(json.loads(reply.data).get("instance", ""))
+                    if len(answered) < wanted and time.monotonic() > end:
+                        logs = self.home / "logs"
+                        raise RuntimeError(f"{service}: {len(answered)} of {wanted} ready; see {logs}")
+                await inbox.unsubscribe()
         finally:
             await nc.close()
 
     def _check_children(self) -> None:
         for child in self.children:
             if child.proc is not None and child.proc.poll() is not None:
-                tail = child.log_path.read_text(errors="replace")[-3000:] if child.log_path.exists() else ""
-                raise RuntimeError(f"{child.name} exited with {child.proc.returncode}:\n{tail}")
+                raise ChildExited(child.name, child.proc.returncode, child.log_path)
 
     def find(self, service: str, index: int = 0) -> Child:
         return next(c for c in self.children if c.service == service and c.index == index)
 
     def supervise_once(self) -> list[str]:
-        """Restart every child that died unasked; returns the names restarted."""
-        restarted = []
+        """Start again every child that died unasked, NATS on its own port and store (the services
+        reconnect by themselves); returns what it did, one line each."""
+        now = time.monotonic()
+        said = []
+        if self.nats is not None:
+            nats, log = self.nats, self.nats.log_path
+            said += tend("nats-server", nats.proc, self.nats_backoff, nats.launch, log, now,
+                         f" on {nats.url} with its store {nats.store}")
         for child in self.children:
-            if child.proc is not None and child.proc.poll() is not None:
-                code = child.proc.returncode
-                child.restarts += 1
-                child.start()
-                restarted.append(f"{child.name} (exit {code})")
-        return restarted
+            said += tend(child.name, child.proc, child.backoff, child.start, child.log_path, now)
+        return said
 
     def stop(self) -> None:
         # The gateway first (no new work), the ledger last (it folds what the others published).
@@ -191,3 +220,50 @@ class Stack:
             child.stop()
         if self.nats is not None:
             self.nats.stop()
+
+
+def nats_answers(url: str, timeout: float = 3.0) -> None:
+    """An external NATS must at least take a TCP connection before anything starts (services would wait on
+    it forever); raises `RuntimeError` naming NATS_URL otherwise."""
+    problems = []
+    for server in url.split(","):
+        parts = urllib.parse.urlsplit(server.strip() if "://" in server else f"nats://{server.strip()}")
+        try:
+            with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 4222), timeout):
+                return
+        except (OSError, ValueError) as exc:
+            problems.append(f"{parts.hostname}:{parts.port or 4222}: {getattr(exc, 'strerror', None) or exc}")
+    raise RuntimeError(f"NATS_URL {url}: nothing answers ({'; '.join(problems)})")
+
+
+class ChildExited(RuntimeError):
+    """A service ended while the stack was starting: `summary` is one line (its log's last), the message
+    also carries the log's tail for a test's report."""
+
+    def __init__(self, name: str, code: int | None, log_path: Path) -> None:
+        text = log_path.read_text(errors="replace") if log_path.exists() else ""
+        lines = [line for line in text.splitlines() if line.strip()]
+        last = lines[-1] if lines else "no output"
+        self.summary = f"{name} exited with {code}: {last} (its log: {log_path})"
+        super().__init__(f"{self.summary}\n{text[-3000:]}")
+
+
+def tend(name: str, proc: subprocess.Popen[bytes] | None, backoff: Restarts, launch: Callable[[], None],
+         log: Path | None, now: float, where: str = "") -> list[str]:
+    """One supervised process: start it again if it died (at once, or once its pause is over)."""
+    if backoff.waiting():
+        if not backoff.due(now):
+            return []
+        launch()
+        backoff.started(now)
+        return [f"{name}: started it again{where}"]
+    code = None if proc is None else proc.poll()
+    if code is None:
+        return []
+    pause = backoff.died(now)
+    if pause:
+        return [f"{name} (exit {code}) died again soon after its start; starting it again in {pause:g}s "
+                f"(its log: {log})"]
+    launch()
+    backoff.started(now)
+    return [f"{name} (exit {code}) died; restarted it{where} (its log: {log})"]

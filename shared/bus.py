@@ -11,6 +11,7 @@ import contextlib
 import re
 import ssl
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ EVENT_DUPLICATE_WINDOW_S = 120.0
 IDS_TTL_S = 600.0
 KEY_RATES_TTL_S = 3600.0
 CONVERSATIONS_TTL_S = 3600.0
+# A session reminded of a seat is not reminded again for a week (sessions are resumed days later).
+REMINDERS_TTL_S = 7 * 24 * 3600.0
 
 
 class DeniedSubjects:
@@ -131,48 +134,48 @@ def login_failure(exc: Exception, url: str, login: BusLogin) -> str | None:
     return None
 
 
-async def _ensure_stream(js: JetStreamContext, config: js_api.StreamConfig, owner: bool) -> None:
-    if not owner:
-        # Everyone else only creates what is missing: their grant holds no stream update (bus_access).
-        with contextlib.suppress(NotFoundError):
-            await js.stream_info(str(config.name))
-            return
+async def _ensure_stream(js: JetStreamContext, config: js_api.StreamConfig, owner: bool) -> str | None:
+    """Create the stream if it is missing. One that exists keeps its replicas whatever this process was
+    started with: a count that differs is reported (and makes readiness false), never applied silently;
+    the owner (the ledger) brings the rest of its settings to ours. Returns the mismatch, if any."""
+    name = str(config.name)
     try:
-        await js.add_stream(config)
-    except BadRequestError:
-        if owner:  # exists with other settings: bring it to ours
-            await js.update_stream(config)
+        found = await js.stream_info(name)
+    except NotFoundError:
+        with contextlib.suppress(BadRequestError):  # another process created it a moment ago
+            await js.add_stream(config)
+        return None
+    have, want = found.config.num_replicas or 1, config.num_replicas or 1
+    if owner:
+        await js.update_stream(replace(config, num_replicas=have))
+    return None if have == want else replicas_mismatch(f"stream {name}", have, want)
 
 
-async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True) -> None:
-    """Create every stream and bucket that is missing; the owner (the ledger) also brings each one to our
-    settings. Safe to run from every process at start."""
-    await _ensure_stream(
-        js,
-        js_api.StreamConfig(
-            name=subjects.EVENTS_STREAM,
-            subjects=[subjects.EVENTS_ALL],
-            retention=js_api.RetentionPolicy.LIMITS,
-            storage=js_api.StorageType.FILE,
-            duplicate_window=EVENT_DUPLICATE_WINDOW_S,
-            num_replicas=replicas,
-            description="Every Benchwarmers event: the source of truth",
+def replicas_mismatch(what: str, have: int, want: int) -> str:
+    return (f"{what} has {have} replica(s) but BENCH_REPLICAS is {want}; nothing was changed (change the "
+            "stream with `nats stream edit`, or set BENCH_REPLICAS to match)")
+
+
+async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True) -> list[str]:
+    """Create every stream and bucket that is missing; the owner (the ledger) also brings each stream's
+    settings to ours, replicas aside. Safe to run from every process at start. Returns the mismatches found
+    (each names what differs): reported by readiness, never fixed behind the operator's back."""
+    problems = [
+        await _ensure_stream(js, events_stream(replicas), owner),
+        await _ensure_stream(
+            js,
+            js_api.StreamConfig(
+                name=subjects.CALLS_STREAM,
+                subjects=[subjects.CALLS_ALL],
+                retention=js_api.RetentionPolicy.WORK_QUEUE,
+                storage=js_api.StorageType.FILE,
+                duplicate_window=EVENT_DUPLICATE_WINDOW_S,
+                num_replicas=replicas,
+                description="Provider calls waiting for a caller",
+            ),
+            owner,
         ),
-        owner,
-    )
-    await _ensure_stream(
-        js,
-        js_api.StreamConfig(
-            name=subjects.CALLS_STREAM,
-            subjects=[subjects.CALLS_ALL],
-            retention=js_api.RetentionPolicy.WORK_QUEUE,
-            storage=js_api.StorageType.FILE,
-            duplicate_window=EVENT_DUPLICATE_WINDOW_S,
-            num_replicas=replicas,
-            description="Provider calls waiting for a caller",
-        ),
-        owner,
-    )
+    ]
     buckets = [
         # Route conversation ids, reserved by an atomic create; a clash draws again (C-12).
         js_api.KeyValueConfig(bucket=subjects.IDS_BUCKET, ttl=IDS_TTL_S, history=1, replicas=replicas),
@@ -185,18 +188,46 @@ async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True)
         # (or a revoked one's) ages out instead of staying forever.
         js_api.KeyValueConfig(bucket=subjects.KEY_RATES_BUCKET, ttl=KEY_RATES_TTL_S, history=1,
                               replicas=replicas),
+        # MCP-3: one entry per (agent session, seat) already reminded of, made by an atomic create.
+        js_api.KeyValueConfig(bucket=subjects.REMINDERS_BUCKET, ttl=REMINDERS_TTL_S, history=1,
+                              replicas=replicas),
     ]
     for bucket in buckets:
-        await ensure_bucket(js, bucket)
+        problems.append(await ensure_bucket(js, bucket))
+    return [p for p in problems if p]
 
 
-async def ensure_bucket(js: JetStreamContext, config: js_api.KeyValueConfig) -> None:
-    """Create the bucket unless it exists (every process provisions at start; the first one wins)."""
+def events_stream(replicas: int) -> js_api.StreamConfig:
+    """`BENCH_EVENTS`: the source of truth, so nothing ages out and nothing is dropped to make room: when
+    the JetStream store is full, new events are refused (`discard: new`) rather than history lost. The
+    ledger's `bench_jetstream_store_fill_ratio` gauge warns long before (alert at 0.8)."""
+    return js_api.StreamConfig(
+        name=subjects.EVENTS_STREAM,
+        subjects=[subjects.EVENTS_ALL],
+        retention=js_api.RetentionPolicy.LIMITS,
+        discard=js_api.DiscardPolicy.NEW,
+        storage=js_api.StorageType.FILE,
+        duplicate_window=EVENT_DUPLICATE_WINDOW_S,
+        num_replicas=replicas,
+        description="Every Benchwarmers event: the source of truth",
+    )
+
+
+async def ensure_bucket(js: JetStreamContext, config: js_api.KeyValueConfig) -> str | None:
+    """Create the bucket unless it exists (every process provisions at start; the first one wins); one that
+    exists with another replica count is reported, not changed."""
     try:
         await js.key_value(config.bucket)
     except (NotFoundError, Exception):
         with contextlib.suppress(BadRequestError):
             await js.create_key_value(config)
+        return None
+    try:
+        found = await js.stream_info(f"KV_{config.bucket}")
+    except Exception:  # a role without stream info on this bucket cannot tell; the ledger's can
+        return None
+    have, want = found.config.num_replicas or 1, config.replicas or 1
+    return None if have == want else replicas_mismatch(f"bucket {config.bucket}", have, want)
 
 
 async def publish_event(
@@ -225,6 +256,11 @@ async def reserve_id(js: JetStreamContext, draw: Callable[[], str], tries: int =
 
 
 Fold = Callable[[Event, int], Any]
+
+
+def caught_up(projection: Projection) -> str | None:
+    """For readiness: a projection still folding the events present at its start is not ready."""
+    return None if projection.caught_up.is_set() else f"{projection.name} is still folding the stream"
 
 
 class Projection:

@@ -29,6 +29,7 @@ ROLES = (*SERVICES, SUPERVISOR, ADMIN)
 STREAMS = (subjects.EVENTS_STREAM, subjects.CALLS_STREAM)
 BUCKETS = (
     subjects.IDS_BUCKET, subjects.LIMITS_BUCKET, subjects.CONVERSATIONS_BUCKET, subjects.KEY_RATES_BUCKET,
+    subjects.REMINDERS_BUCKET,
 )
 STREAM_OWNER = "ledger"
 
@@ -110,10 +111,12 @@ RELAY_CANCELS = subjects.relay_cancel_subject(RELAY_FRAMES)
 LEDGER_RPC = f"{subjects.RPC_LEDGER_VERDICT.rsplit('.', 1)[0]}.*"
 
 GRANTS: dict[str, Grant] = {
-    # Speaks every API format: writes config (behind the admin guard), queues seat calls, records panels,
-    # route turns and a seat's completion no caller made; asks the seater, the ledger and the callers.
+    # Speaks every API format and MCP: writes config (behind the admin guard), queues seat calls, records
+    # panels, route turns and a seat's completion no caller made; asks the seater, the ledger and the callers;
+    # remembers which seats each agent session was reminded of.
     "gateway": service_base("gateway") + reads_stream(EVENTS) + uses_bucket(subjects.IDS_BUCKET)
-    + uses_bucket(subjects.CONVERSATIONS_BUCKET) + uses_bucket(subjects.KEY_RATES_BUCKET) + Grant(
+    + uses_bucket(subjects.CONVERSATIONS_BUCKET) + uses_bucket(subjects.KEY_RATES_BUCKET)
+    + uses_bucket(subjects.REMINDERS_BUCKET) + Grant(
         publish=(
             subjects.CONFIG, f"{subjects.PANEL_PREFIX}.>", f"{subjects.SEAT_PREFIX}.>",
             f"{subjects.ROUTE_PREFIX}.>", subjects.CALLS_ALL,

@@ -57,6 +57,8 @@ class NatsServer:
     monitor_port: int = 0
     proc: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
+    # `bench up`: the server dies with the thread that started it, even when that process is killed.
+    die_with_parent: bool = False
 
     @property
     def url(self) -> str:
@@ -83,6 +85,13 @@ class NatsServer:
         return config
 
     def start(self, timeout: float = 15.0) -> NatsServer:
+        self.launch()
+        self.wait_ready(timeout)
+        return self
+
+    def launch(self) -> None:
+        """Spawn the server without waiting for it: on free ports the first time, on the same ports and
+        store after that (its clients reconnect to the URL they know)."""
         self.port = self.port or free_port()
         self.monitor_port = self.monitor_port or free_port()
         self.store.mkdir(parents=True, exist_ok=True)
@@ -90,9 +99,8 @@ class NatsServer:
         conf = self.store / "nats-server.conf"
         conf.write_text(json.dumps(self.config(), indent=2))
         conf.chmod(0o600)
-        self.proc = processes.spawn([nats_server_binary(), "-c", str(conf), "-l", str(self.log_path)])
-        self.wait_ready(timeout)
-        return self
+        self.proc = processes.spawn([nats_server_binary(), "-c", str(conf), "-l", str(self.log_path)],
+                                    die_with_parent=self.die_with_parent)
 
     def wait_ready(self, timeout: float = 15.0) -> None:
         url = f"http://127.0.0.1:{self.monitor_port}/healthz?js-enabled-only=true"

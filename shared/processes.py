@@ -1,30 +1,61 @@
 """Child processes we own: started in their own session, waited on until ready, stopped by PID.
 
 One place for the start/ready/stop dance that NATS, the stack's services and the test fakes all need, so
-a child is never stopped by name and never left behind when it ignores SIGTERM.
+a child is never stopped by name and never left behind when it ignores SIGTERM. A supervisor's children can
+be tied to its life (`die_with_parent`), so even a `kill -9` of it leaves no orphan.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_us() -> Callable[[], None] | None:
+    """A `preexec_fn` that has the kernel SIGKILL the child when the thread that forks it dies (Linux only).
+
+    It runs in the forked child before `exec` and survives it, so it holds for the program that actually
+    runs. libc is looked up here, before the fork. A parent that died between fork and `prctl` would never
+    send the signal: the child sees it has been re-parented and leaves at once."""
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("spawn a child tied to its parent from the main thread: it dies with this one")
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
+
 
 def spawn(cmd: Sequence[str], log_path: Path | None = None, env: Mapping[str, str] | None = None,
-          cwd: Path | None = None) -> subprocess.Popen[bytes]:
-    """Start `cmd` in its own session; stdout and stderr are appended to `log_path` (or discarded)."""
+          cwd: Path | None = None, die_with_parent: bool = False) -> subprocess.Popen[bytes]:
+    """Start `cmd` in its own session; stdout and stderr are appended to `log_path` (or discarded).
+
+    `die_with_parent`: the child is killed when the calling thread ends (so call from the main thread)."""
+    preexec = die_with_us() if die_with_parent else None
     if log_path is None:
         return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True)
+                                stderr=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True,
+                                preexec_fn=preexec)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:  # the child gets its own copy of the descriptor
         return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                env=env, cwd=cwd, start_new_session=True)
+                                env=env, cwd=cwd, start_new_session=True, preexec_fn=preexec)
 
 
 def wait_ready(proc: subprocess.Popen[bytes], ready: Callable[[], bool], timeout: float) -> bool:

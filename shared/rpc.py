@@ -27,6 +27,9 @@ log = structlog.get_logger("rpc")
 # back on the bus after a restart, and short enough for a stack that is really down to say so quickly.
 NO_RESPONDERS_RETRY_S = (0.1, 0.3, 0.6)
 
+# Past those, a patient asker asks again this often.
+PATIENT_RETRY_S = 0.5
+
 Request = TypeVar("Request", bound=BaseModel)
 Reply = TypeVar("Reply", bound=BaseModel)
 
@@ -93,21 +96,31 @@ def failure_of(data: bytes) -> RpcFailure | None:
 
 async def call(
     bus: Bus, subject: str, request: BaseModel, reply_type: type[Reply], timeout: float = 10.0,
-    retry_s: Sequence[float] = NO_RESPONDERS_RETRY_S,
+    retry_s: Sequence[float] = NO_RESPONDERS_RETRY_S, patience_s: float = 0.0,
 ) -> Reply:
-    """Ask `subject` and return its answer as `reply_type`; every way this can fail is an `RpcFailure`."""
+    """Ask `subject` and return its answer as `reply_type`; every way this can fail is an `RpcFailure`.
+
+    With `patience_s`, nobody answering (no responder, or a responder that died holding the request) is
+    asked again until that much time has passed: a replica restarting, or its twin taking over, is not the
+    client's problem. Only for requests that may be asked twice."""
     payload = request.model_dump_json(by_alias=True).encode()
     waits = list(retry_s)
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + patience_s
     while True:
         try:
             answer = await bus.request(subject, payload, timeout=timeout)
             break
         except NoRespondersError:
-            if not waits:
+            if waits:
+                await asyncio.sleep(waits.pop(0))
+                continue
+            if loop.time() + PATIENT_RETRY_S > give_up:
                 raise RpcFailure(503, f"nobody answers on {subject}", answered=False) from None
-            await asyncio.sleep(waits.pop(0))
+            await asyncio.sleep(PATIENT_RETRY_S)
         except (TimeoutError, NatsTimeoutError):
-            raise RpcFailure(504, f"no answer on {subject} within {timeout:g}s", answered=False) from None
+            if loop.time() >= give_up:
+                raise RpcFailure(504, f"no answer on {subject} within {timeout:g}s", answered=False) from None
     refused = failure_of(answer.data)
     if refused is not None:
         raise refused

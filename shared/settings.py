@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+from typing import Literal, TypeVar
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.bus_credentials import BusLogin
@@ -19,6 +20,32 @@ from shared.bus_credentials import BusLogin
 
 def default_home() -> Path:
     return Path(user_data_dir("benchwarmers", appauthor=False))
+
+
+S = TypeVar("S", bound=BaseSettings)
+
+
+def settings_or_exit(kind: type[S], service: str) -> S:
+    """The process's settings, or an exit with one line naming the first setting at fault (its variable),
+    before anything starts."""
+    try:
+        return kind()
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else ""
+        raise SystemExit(f"{service}: {setting_name(kind, field)}: {error['msg']}") from None
+
+
+def setting_name(kind: type[BaseSettings], field: str) -> str:
+    """The environment variable a field is read from (its alias when it has one)."""
+    info = kind.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[-1])
+    if isinstance(alias, str):
+        return alias
+    prefix = str(kind.model_config.get("env_prefix", ""))
+    return f"{prefix}{field}".upper()
 
 
 def instance_name(service: str) -> str:
@@ -43,7 +70,13 @@ class BusSettings(BaseSettings):
     # With TLS to NATS (a `tls://` URL), the CA certificate that signed the server's.
     nats_tls_ca: Path | None = None
     # Replicas of streams and buckets: 1 on a laptop, 3 on a Kubernetes NATS cluster.
-    replicas: int = 1
+    replicas: int = Field(default=1, ge=1, le=5)
+    # The operations port (/healthz, /readyz, /metrics); 0 serves none. Kubernetes sets 9090 on every pod.
+    ops_port: int = Field(default=0, ge=0, le=65535)
+    ops_bind: str = "127.0.0.1"
+    # On SIGTERM: how long work in flight may take to finish before the process leaves (the pod's grace
+    # period is this plus the preStop pause and a margin).
+    drain_s: float = Field(default=60.0, ge=0, le=3600)
 
     def credentials_folder(self) -> Path:
         return self.nats_credentials or self.home / "bus"
@@ -66,6 +99,9 @@ class GatewaySettings(BusSettings):
     # streamed 200 waits up to the grace for the first piece; the whole turn ends by the deadline.
     route_first_piece_s: float = 90.0
     route_grace_s: float = 15.0
+    # How long a panel or a route turn keeps asking when no seater answers (one restarting, or its twin
+    # taking over) before the client hears a 503.
+    seater_patience_s: float = Field(default=10.0, ge=0, le=120)
     route_deadline_s: float = 600.0
     # SEC-1..SEC-5: who may call. A token opens the admin API and makes gateway keys required.
     admin_token: SecretStr | None = Field(
@@ -79,7 +115,9 @@ class GatewaySettings(BusSettings):
 
 
 class SeaterSettings(BusSettings):
-    pass
+    # RM-3: how route mode orders a new conversation's members: `sampling` (Thompson sampling over recent
+    # verdicts, chosen by the study in docs/selection.md) or `verdicts` (useful verdicts overall, as written).
+    route_ranking: Literal["sampling", "verdicts"] = "sampling"
 
 
 class CallerSettings(BusSettings):
@@ -102,6 +140,8 @@ class LedgerSettings(BusSettings):
     # DuckDB's worker threads (BENCH_DUCKDB_THREADS): one keeps the fold off the request path's cores;
     # raise it for heavy analytics on a big machine.
     duckdb_threads: int = 1
+    # Ready (the ops port's /readyz) only while at most this many events behind the stream.
+    ready_lag: int = Field(default=10_000, ge=0)
 
     def database(self) -> Path:
         return self.db_path or (self.home / "ledger.duckdb")

@@ -54,6 +54,9 @@ LIMITS_BUCKET = "bench_limits"
 # SEC-4: each gateway key's last minute of requests (its rpm cap, counted across every gateway replica with
 # compare-and-set) and when it was last used.
 KEY_RATES_BUCKET = "bench_key_rates"
+# MCP-3: which seats each agent session was already reminded of (`pending_verdicts`), so a session is told
+# once per seat whichever gateway replica its Stop hook reaches.
+REMINDERS_BUCKET = "bench_reminders"
 
 
 def panel_subject(panel: str) -> str:

@@ -5,19 +5,21 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import typer
 
+from cli import data_lock
 from cli.errors import CliError
 from cli.output import say, stdout
-from cli.settings import UpSettings
-from cli.stack import Stack
+from cli.settings import UpSettings, up_settings
+from cli.stack import ChildExited, Stack
+from shared.bus_credentials import CredentialsError
 
 SUPERVISE_EVERY_S = 0.5
-PID_FILE = "bench-up.pid"
 DOWN_WAIT_S = 60.0
 
 
@@ -35,26 +37,14 @@ def alive(pid: int) -> bool:
         return True
 
 
-def running_pid(home: Path) -> int | None:
-    """The pid of the `bench up` serving this data folder, if one still runs."""
-    try:
-        pid = int((home / PID_FILE).read_text().strip())
-    except (OSError, ValueError):
-        return None
-    return pid if alive(pid) else None
-
-
-@contextlib.contextmanager
-def pid_file(home: Path) -> Iterator[None]:
-    """`bench down` finds this process by the pid written here, and only while it runs."""
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / PID_FILE
-    path.write_text(str(os.getpid()))
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            path.unlink()
+def port_taken(port: int) -> bool:
+    """Whether something already listens on the gateway's loopback port (it would die at bind)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
 
 
 @contextlib.contextmanager
@@ -82,28 +72,42 @@ def signals_ignored() -> Iterator[None]:
 
 
 def up() -> None:
-    """Run NATS and the five services here, in the foreground; Ctrl-C stops them all.
+    """Run NATS, the five services and a second seater here, in the foreground; Ctrl-C stops them all.
 
-    Data lives in BENCHWARMERS_HOME (default: your user data folder); the gateway listens on
-    127.0.0.1:8122 (BENCH_PORT changes the port); NATS_URL uses an existing NATS instead of the
-    embedded one. A service that crashes is reported here and restarted.
+    Data lives in BENCHWARMERS_HOME (default: your user data folder), and one bench up at a time
+    serves it; the gateway listens on 127.0.0.1:8122 (BENCH_PORT changes the port); BENCH_SEATERS sets
+    how many seaters run (2); NATS_URL uses an existing NATS instead of the embedded one. A service
+    that dies, NATS included, is reported here and started again (after a growing pause if it keeps
+    dying). The services end with bench up however it ends, kill -9 included. A bad setting stops it
+    before anything starts, with one line naming the variable.
 
     Example:
 
     \b
       BENCH_PORT=8200 bench up
     """
-    settings = UpSettings()
-    running = running_pid(settings.home)
-    if running is not None:
-        raise CliError(f"bench up is already running here (pid {running}); bench down stops it")
+    try:
+        settings = up_settings()
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        with data_lock.held(settings.home):
+            run(settings)
+    except data_lock.InUse as exc:
+        raise CliError(str(exc)) from None
+
+
+def run(settings: UpSettings) -> None:
+    """The stack's life while this process holds the data folder."""
+    if port_taken(settings.port):
+        raise CliError(f"BENCH_PORT {settings.port} is taken by another program; pick a free BENCH_PORT")
     stack = Stack(home=settings.home, port=settings.port, nats_url=settings.nats_url or None,
-                  credentials=settings.nats_credentials)
+                  credentials=settings.nats_credentials, replicas={"seater": settings.seaters})
     logs = settings.home / "logs"
     say(f"data: {settings.home}")
     say(f"logs: {logs}")
     failed: str | None = None
-    with stop_signals_interrupt(), pid_file(settings.home):
+    with stop_signals_interrupt():
         try:
             stack.start(timeout=settings.start_timeout_s)
             nats = f"embedded, store {stack.nats.store}" if stack.nats else "external"
@@ -111,13 +115,17 @@ def up() -> None:
             stdout.print(f"Benchwarmers is up at {stack.url} (OpenAI base URL {stack.url}/v1)", markup=False)
             say("Ctrl-C stops everything.")
             while True:
-                for restarted in stack.supervise_once():
-                    say(f"bench: {restarted} died; restarted it (its log is in {logs})")
+                for line in stack.supervise_once():
+                    say(f"bench: {line}")
                 time.sleep(SUPERVISE_EVERY_S)
         except KeyboardInterrupt:
             say("stopping…")
+        except ChildExited as exc:
+            failed = exc.summary
+        except (RuntimeError, CredentialsError) as exc:
+            failed = str(exc)
         except Exception as exc:  # reported below, after everything started is stopped
-            failed = str(exc) if isinstance(exc, RuntimeError) else f"{type(exc).__name__}: {exc}"
+            failed = f"{type(exc).__name__}: {exc}"
         finally:
             with signals_ignored():
                 stack.stop()
@@ -136,9 +144,12 @@ def down() -> None:
       bench down
     """
     settings = UpSettings()
-    pid = running_pid(settings.home)
-    if pid is None:
+    running = data_lock.holder(settings.home)
+    if running is None:
         raise CliError(f"no bench up is running for {settings.home}")
+    if running.pid is None:
+        raise CliError(f"{running}; try again in a moment")
+    pid = running.pid
     os.kill(pid, signal.SIGTERM)
     end = time.monotonic() + DOWN_WAIT_S
     while alive(pid):

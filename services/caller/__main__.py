@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 import structlog
 from nats.aio.client import Client as NATS
@@ -20,14 +22,17 @@ from services.caller.route_relay import RouteRelay
 from services.caller.upstream import Upstream, make_client, make_transport
 from services.caller.window_store import WindowStore
 from shared import subjects
-from shared.bus import Projection
+from shared.bus import Projection, caught_up
 from shared.config_state import ConfigState
 from shared.logging import setup_logging
+from shared.ops import Readiness
 from shared.runtime import login_or_exit, run, serve
-from shared.settings import CallerSettings, instance_name
+from shared.settings import CallerSettings, instance_name, settings_or_exit
 
 
-async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Callable[[], Awaitable[None]]:
+async def start_caller(
+    nc: NATS, settings: CallerSettings, instance: str, readiness: Readiness
+) -> Callable[[], Awaitable[None]]:
     """Folds the config (user limits) and the learned limits before taking any call."""
     js = nc.jetstream()
     book = LimitBook(ConfigState())
@@ -35,6 +40,7 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
                    Projection(js, subjects.LIMITS_ALL, book.fold, "caller-limits")]
     for projection in projections:
         await projection.start()
+        readiness.add(projection.name, partial(caught_up, projection))
     transport = make_transport(settings.max_connections)
     client = make_client(transport)
     keys = KeyStore.from_environment(settings.secrets_path)
@@ -52,8 +58,8 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
 
     async def stop() -> None:
         await lister.unsubscribe()
-        await relay.stop()
-        await consumer.stop()
+        # Both stop taking work at once, then drain together within BENCH_DRAIN_S.
+        await asyncio.gather(relay.stop(settings.drain_s), consumer.stop())
         for projection in projections:
             await projection.stop()
         await store.close()
@@ -63,11 +69,13 @@ async def start_caller(nc: NATS, settings: CallerSettings, instance: str) -> Cal
 
 
 def main() -> None:
-    settings = CallerSettings()
+    settings = settings_or_exit(CallerSettings, "caller")
     setup_logging("caller", settings.log_level)
     instance = instance_name("caller")
     login = login_or_exit("caller", settings)
-    run(serve("caller", instance, settings, login, lambda nc: start_caller(nc, settings, instance)))
+    readiness = Readiness()
+    run(serve("caller", instance, settings, login, lambda nc: start_caller(nc, settings, instance, readiness),
+              readiness))
 
 
 if __name__ == "__main__":

@@ -19,12 +19,13 @@ from nats.js import api as js_api
 from nats.js.errors import BadRequestError
 from pydantic import ValidationError
 
+from services.caller.call_metrics import count_call
 from services.caller.config_wait import ConfigWait
 from services.caller.limit_book import LimitBook
 from services.caller.limit_events import QuotaNews, limits_learned
 from services.caller.seat_events import cooldown_started, seat_completed, seat_expired
 from services.caller.upstream import Upstream
-from shared import bus, subjects
+from shared import bus, metrics, subjects
 from shared.commands import SeatCall
 from shared.events import EventBase, SeatCompleted
 from shared.ids import utcnow
@@ -36,7 +37,7 @@ log = structlog.get_logger("caller")
 MAX_DELIVER = 5
 MAX_ACK_PENDING = 20_000
 PULL_WINDOW = 64
-STOP_GRACE_S = 5.0
+QUEUE_LOOK_S = 5.0
 PUBLISH_TRIES = 3
 
 
@@ -71,6 +72,7 @@ class CallConsumer:
         self.book, self.quota_news = book, QuotaNews()
         self.inflight: dict[asyncio.Task[None], Msg] = {}
         self._pull: StandingPull | None = None
+        self._watch: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await ensure_consumer(self.js, self.settings)
@@ -78,6 +80,16 @@ class CallConsumer:
             self.nc, subjects.CALLS_STREAM, subjects.CALLERS_CONSUMER, self._spawn,
             lambda: self.settings.concurrency - len(self.inflight), window=PULL_WINDOW,
         ).start()
+        self._watch = asyncio.create_task(self._watch_queue(), name="queue-watch")
+
+    async def _watch_queue(self) -> None:
+        """The work queue's depth and redeliveries, for the ops port's gauges."""
+        while True:
+            with contextlib.suppress(Exception):
+                info = await self.js.consumer_info(subjects.CALLS_STREAM, subjects.CALLERS_CONSUMER)
+                metrics.WORK_QUEUE_PENDING.set(info.num_pending or 0)
+                metrics.WORK_QUEUE_REDELIVERED.set(info.num_redelivered or 0)
+            await asyncio.sleep(QUEUE_LOOK_S)
 
     def _spawn(self, msg: Msg) -> None:
         task = asyncio.create_task(self._handle(msg))
@@ -110,6 +122,7 @@ class CallConsumer:
         await msg.ack()
         done = events[0]
         if isinstance(done, SeatCompleted):  # logged once the answer is on its way, not before
+            count_call(done.alias, done.connection, done.status, done.seconds, done.waited_s, done.paced)
             log.info("call_finished", status=done.status, seconds=done.seconds, attempts=done.attempts,
                      http_status=done.http_status, paced=done.paced, served_by=done.served_by,
                      swap=done.swap, error=done.error[:200])
@@ -152,12 +165,16 @@ class CallConsumer:
                     await asyncio.sleep(0.2 * attempt)
 
     async def stop(self) -> None:
-        """Stop taking calls, give those in flight a short grace, hand the rest back to the queue."""
+        """Stop taking calls and finish those in flight within the drain (`BENCH_DRAIN_S`): a call handed
+        back would be paid for again by the caller that takes it. Only what outlasts the drain goes back."""
+        if self._watch is not None:
+            self._watch.cancel()
         if self._pull is not None:
             await self._pull.stop()
             self._pull = None
         if self.inflight:
-            await asyncio.wait(list(self.inflight), timeout=STOP_GRACE_S)
+            log.info("caller_draining", calls=len(self.inflight), drain_s=self.settings.drain_s)
+            await asyncio.wait(list(self.inflight), timeout=self.settings.drain_s)
         for task, msg in list(self.inflight.items()):
             task.cancel()
             with contextlib.suppress(Exception):

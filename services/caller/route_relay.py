@@ -22,6 +22,7 @@ import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg as NatsMsg
 
+from services.caller.call_metrics import count_call
 from services.caller.config_wait import ConfigWait
 from services.caller.limit_book import LimitBook
 from services.caller.limit_events import QuotaNews, limits_learned
@@ -161,7 +162,9 @@ class RouteRelay:
         self, call: RouteCall, seat: SeatCall, relayed: RelayOutcome, routed: RouteReport
     ) -> None:
         """The usage line, and what a failure teaches about limits (L-3, L-4), as a seat's call would."""
-        events: list[EventBase] = [call_used(call, relayed, self.instance, routed.report.waited_s)]
+        used = call_used(call, relayed, self.instance, routed.report.waited_s)
+        count_call(used.alias, used.connection, used.status, used.seconds, used.waited_s, used.paced)
+        events: list[EventBase] = [used]
         cooldown = cooldown_started(seat, relayed.error, utcnow()) if relayed.error else None
         if cooldown is not None:
             events.append(cooldown)
@@ -176,9 +179,16 @@ class RouteRelay:
                 why = f"{type(exc).__name__}: {exc}"
                 log.error("route_event_not_recorded", event=event.id, error=why[:300])
 
-    async def stop(self) -> None:
-        """Stop taking calls; calls in flight are stopped (their gateways fail over) and recorded."""
-        for sub in self._subs:  # the cancels too: every call in flight is stopped now anyway
+    async def stop(self, drain_s: float = 0.0) -> None:
+        """Stop taking calls; those in flight may finish within `drain_s` (their agents keep their turn),
+        then what is left is stopped (its gateway fails over) and recorded."""
+        accepting, cancels = self._subs[1:], self._subs[:1]
+        for sub in accepting:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        if self.running and drain_s > 0:
+            await asyncio.wait(list(self.running), timeout=drain_s)
+        for sub in cancels:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
         for stop in self.running.values():

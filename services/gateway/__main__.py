@@ -10,11 +10,11 @@ from services.gateway.allow import startup_problems
 from services.gateway.app import create_app
 from shared.logging import setup_logging
 from shared.runtime import login_or_exit
-from shared.settings import GatewaySettings
+from shared.settings import GatewaySettings, settings_or_exit
 
 
 def main() -> None:
-    settings = GatewaySettings()
+    settings = settings_or_exit(GatewaySettings, "gateway")
     setup_logging("gateway", settings.log_level)
     problems = startup_problems(settings)  # SEC-1: refuse to listen unguarded
     if problems:
@@ -25,7 +25,7 @@ def main() -> None:
     uvicorn.run(
         create_app(settings, login), host=settings.bind, port=settings.port, access_log=False,
         log_config=None,
-        timeout_graceful_shutdown=5, lifespan="on",
+        timeout_graceful_shutdown=max(1, round(settings.drain_s)), lifespan="on",
     )
 
 

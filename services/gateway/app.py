@@ -19,6 +19,7 @@ from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
 from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
+from services.gateway.mcp.server import McpEndpoint
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.reply_mode import ReplyMode
 from services.gateway.route_mode.answer import RouteReplies
@@ -31,6 +32,8 @@ from services.gateway.routes.generate import generation_endpoint
 from shared import bus, subjects
 from shared.bus_credentials import BusLogin
 from shared.config_state import ConfigState
+from shared.ops import Readiness
+from shared.runtime import report_mismatches, start_ops, watch_bus
 from shared.settings import GatewaySettings, instance_name
 
 log = structlog.get_logger("gateway")
@@ -38,15 +41,20 @@ log = structlog.get_logger("gateway")
 
 def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None = None) -> FastAPI:
     name = instance or instance_name("gateway")
+    mcp = McpEndpoint()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        readiness = Readiness()
+        ops = await start_ops(settings, readiness)
         nc = await bus.connect(settings.nats_url, name, login)
+        watch_bus(nc, readiness)
         js = nc.jetstream()
-        await bus.provision(js, settings.replicas, owner=False)
+        report_mismatches(await bus.provision(js, settings.replicas, owner=False), readiness)
         config = ConfigState()
         projection = bus.Projection(js, subjects.CONFIG, config.apply, name="gateway-config")
         await projection.start()
+        readiness.add("config", lambda: bus.caught_up(projection))
         panels = PanelRunner(nc, config, settings, name)
         ctx = GatewayContext(
             settings=settings, instance=name, nc=nc, js=js, config=config, projection=projection,
@@ -56,12 +64,15 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
         app.state.ctx = ctx
         log.info("gateway_ready", instance=name, port=settings.port, config_seq=config.seq)
         try:
-            yield
+            async with mcp.running():
+                yield
         finally:
             for mode in set(ctx.modes.values()):
                 await mode.close()
             await projection.stop()
             await nc.drain()
+            if ops is not None:
+                await ops.stop()
 
     app = FastAPI(title="Benchwarmers gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.add_middleware(Guard, settings=settings)  # inside the access log, which records its refusals too
@@ -76,6 +87,8 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
     app.add_api_route("/bench/verdict", bench.verdict, methods=["POST"])
     app.add_api_route("/bench/pending", bench.pending, methods=["POST"])
     app.add_api_route("/bench/record", bench.record, methods=["GET"])
+    for path in ("/mcp", "/v1/mcp"):
+        app.router.routes.append(Route(path, mcp))  # every method: POST is MCP, the others told so (H-G13)
     for router in ADMIN_ROUTERS:
         app.include_router(router)
     app.add_api_route("/health", admin.health, methods=["GET"])

@@ -35,10 +35,11 @@ def refusal(subject: str, failure: rpc.RpcFailure, timeout_s: float) -> Refusal:
 
 
 async def ask(
-    bus: rpc.Bus, subject: str, request: BaseModel, reply_type: type[Reply], timeout_s: float
+    bus: rpc.Bus, subject: str, request: BaseModel, reply_type: type[Reply], timeout_s: float,
+    patience_s: float = 0.0,
 ) -> Reply:
     """`rpc.call`, its failures as `Refusal`s."""
     try:
-        return await rpc.call(bus, subject, request, reply_type, timeout_s)
+        return await rpc.call(bus, subject, request, reply_type, timeout_s, patience_s=patience_s)
     except rpc.RpcFailure as failure:
         raise refusal(subject, failure, timeout_s) from None

@@ -41,6 +41,7 @@ class PanelReplies:
         return await answer_whole(fmt, ask, run, presenter)
 
     async def close(self) -> None:
+        """Requests in flight were drained by the server first; what is left runs for clients that hung up."""
         await self.panels.close()
 
 

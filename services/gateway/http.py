@@ -11,6 +11,9 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.gateway.ask import Refusal
+from services.gateway.errors_by_path import format_of
+from services.gateway.gateway_paths import is_gateway_path
+from shared import metrics
 
 GATEWAY_BODY_LIMIT = 20_000_000
 ADMIN_BODY_LIMIT = 1_000_000
@@ -82,6 +85,16 @@ async def read_json_body(request: Request, limit: int, advice: str = "") -> dict
     return body
 
 
+def count_request(scope: Scope, status: int) -> None:
+    """`bench_http_requests` by the matched route's template (never the path: ids and names would make
+    unbounded labels), the API format it speaks and the status."""
+    route = scope.get("route")
+    template = getattr(route, "path", None) or "unmatched"
+    kind = "gateway" if is_gateway_path(scope["path"]) else "admin"
+    fmt = format_of(scope["path"]).name if kind == "gateway" else "admin"
+    metrics.HTTP_REQUESTS.labels(template, fmt, str(status)).inc()
+
+
 class AccessLog:
     """One structured line per request: method, path (never the query string, which may carry a key), status.
     Also starts every request with no ids bound, and drops a trailing `/` from paths (H-0)."""
@@ -109,3 +122,4 @@ class AccessLog:
             await self.app(scope, receive, sending)
         finally:
             access_log.info("http", method=scope["method"], path=scope["path"], status=status)
+            count_request(scope, status)

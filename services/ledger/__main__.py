@@ -16,29 +16,36 @@ from nats.aio.client import Client as NATS
 from services.ledger import rpc
 from services.ledger.ledger import REBUILD_WAIT_S, Ledger
 from services.ledger.store import LedgerFileBusy, discard
+from services.ledger.watch import StreamWatch
 from shared import bus
 from shared.bus_credentials import BusLogin
 from shared.logging import setup_logging
+from shared.ops import Readiness
 from shared.runtime import login_or_exit, serve
 from shared.runtime import run as run_service
-from shared.settings import LedgerSettings, instance_name
+from shared.settings import LedgerSettings, instance_name, settings_or_exit
 
 
 async def run(settings: LedgerSettings, login: BusLogin) -> None:
+    readiness = Readiness()
+
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max, settings.linger_s,
                         settings.duckdb_threads)
         await ledger.start()
         subs = await rpc.serve(nc, ledger)
+        watch = StreamWatch(nc.jetstream(), lambda: ledger.position, settings.ready_lag).start()
+        readiness.add("fold", watch.problem)
 
         async def stop() -> None:
+            await watch.stop()
             for sub in subs:
                 await sub.unsubscribe()
             await ledger.stop()
 
         return stop
 
-    await serve("ledger", instance_name("ledger"), settings, login, start)
+    await serve("ledger", instance_name("ledger"), settings, login, start, readiness)
 
 
 async def rebuild_offline(settings: LedgerSettings, login: BusLogin) -> dict[str, object]:
@@ -64,7 +71,7 @@ async def rebuild_offline(settings: LedgerSettings, login: BusLogin) -> dict[str
 
 
 def main(argv: list[str]) -> int:
-    settings = LedgerSettings()
+    settings = settings_or_exit(LedgerSettings, "ledger")
     setup_logging("ledger", settings.log_level)
     if argv not in ([], ["rebuild"]):
         print("usage: python -m services.ledger [rebuild]", file=sys.stderr)

@@ -12,11 +12,11 @@ from services.prober.schedule import parse_mode
 from services.prober.scheduler import Scheduler
 from shared.logging import setup_logging
 from shared.runtime import login_or_exit, run, serve
-from shared.settings import ProberSettings, instance_name
+from shared.settings import ProberSettings, instance_name, settings_or_exit
 
 
 def main() -> None:
-    settings = ProberSettings()
+    settings = settings_or_exit(ProberSettings, "prober")
     log = setup_logging("prober", settings.log_level)
     try:
         mode = parse_mode(settings.scheduler)

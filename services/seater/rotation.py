@@ -14,6 +14,10 @@ from datetime import UTC, datetime
 
 from shared.events import CooldownStarted, EventBase, PanelSeated, SeatCompleted, VerdictRecorded
 
+# Recent verdicts weigh more: a verdict's weight halves with every this many verdicts recorded on the bench
+# after it, so a model that changed is seen to have changed (the study in docs/selection.md chose it).
+HALF_LIFE = 50
+
 # Sorts before every real seat time: a model never seated is the stalest of all.
 NEVER = datetime.min.replace(tzinfo=UTC)
 
@@ -45,11 +49,35 @@ class Tally:
         self.useful += sign if useful else 0
 
 
+@dataclass
+class Recent:
+    """Verdicts weighed by age: both sums are as of verdict number `at`, and halve every `half_life` after."""
+
+    half_life: float
+    judged: float = 0.0
+    useful: float = 0.0
+    at: int = 0
+
+    def faded(self, now: int) -> tuple[float, float]:
+        """(useful, judged) as of verdict number `now`."""
+        weight = 0.5 ** ((now - self.at) / self.half_life)
+        return self.useful * weight, self.judged * weight
+
+    def add(self, useful: bool, sign: int, made: int, now: int) -> None:
+        """Count (sign +1) or take back (-1) a verdict made as number `made`, at verdict number `now`."""
+        self.useful, self.judged = self.faded(now)
+        self.at = now
+        weight = sign * 0.5 ** ((now - made) / self.half_life)
+        self.judged = max(0.0, self.judged + weight)
+        self.useful = max(0.0, self.useful + (weight if useful else 0.0))
+
+
 @dataclass(frozen=True)
 class Verdict:
     alias: str
     shape: str
     useful: bool
+    number: int = 0  # the verdict's place among all the verdicts folded (its first one, when superseded)
 
 
 @dataclass
@@ -60,6 +88,9 @@ class Rotation:
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # call → its latest verdict (C-13)
     overall: dict[str, Tally] = field(default_factory=dict)
     by_shape: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    recent: dict[str, Recent] = field(default_factory=dict)
+    judgements: int = 0  # verdicts folded, superseding ones too: the clock `Recent` fades by
+    half_life: float = HALF_LIFE
     holds: dict[str, tuple[datetime, frozenset[str]]] = field(default_factory=dict)  # panel → planned seats
     seq: int = 0
 
@@ -91,16 +122,20 @@ class Rotation:
 
     def _judge(self, event: VerdictRecorded) -> None:
         """A later verdict on a call supersedes the earlier one (readers keep the last line per call)."""
+        self.judgements += 1
         before = self.verdicts.get(event.call)
         if before is not None:
             self._count(before, -1)
-        now = Verdict(event.alias, self.panel_shapes.get(panel_of(event.call), ""), event.useful)
+        number = before.number if before is not None else self.judgements
+        now = Verdict(event.alias, self.panel_shapes.get(panel_of(event.call), ""), event.useful, number)
         self.verdicts[event.call] = now
         self._count(now, +1)
 
     def _count(self, verdict: Verdict, sign: int) -> None:
         self.overall.setdefault(verdict.alias, Tally()).add(verdict.useful, sign)
         self.by_shape.setdefault((verdict.alias, verdict.shape), Tally()).add(verdict.useful, sign)
+        recent = self.recent.setdefault(verdict.alias, Recent(self.half_life))
+        recent.add(verdict.useful, sign, verdict.number, self.judgements)
 
     # ------------------------------------------------------------ holds (plans not yet echoed)
 
@@ -128,3 +163,8 @@ class Rotation:
         """Verdict counts for a model, overall or on one shape."""
         tally = self.overall.get(alias) if shape is None else self.by_shape.get((alias, shape))
         return tally or Tally()
+
+    def recently_useful(self, alias: str) -> tuple[float, float]:
+        """(useful, judged) over all shapes, each verdict weighed by how recent it is (`HALF_LIFE`)."""
+        recent = self.recent.get(alias)
+        return recent.faded(self.judgements) if recent is not None else (0.0, 0.0)

@@ -1,7 +1,8 @@
 """The seater's route-mode answer (RM-2..RM-4): who may take the turn, and in which order they are tried.
 
 Decided from the configuration and the rotation the seater already folds (verdicts, cooldowns, last seats),
-so it is a lookup, never a write. The draw is injected: production uses real randomness, tests a fixed one.
+so it is a lookup, never a write. The ranking rule is chosen by the setting `BENCH_ROUTE_RANKING`; the draw
+is injected: production uses real randomness, tests a fixed one.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from datetime import datetime
 
 import structlog
 
+from services.seater.ranking import RouteRanking
 from services.seater.rotation import Rotation
 from services.seater.route_seating import seat_route
 from shared import rpc, subjects
@@ -28,14 +30,16 @@ async def folded(config_seq: int) -> None:
 
 class RouteSeater:
     def __init__(
-        self, config: ConfigState, rotation: Rotation, ready: Callable[[int], Awaitable[None]] = folded,
-        draw: Callable[[], float] = random.random, now: Callable[[], datetime] = utcnow,
+        self, config: ConfigState, rotation: Rotation, ranking: RouteRanking,
+        ready: Callable[[int], Awaitable[None]] = folded, draw: Callable[[], float] = random.random,
+        now: Callable[[], datetime] = utcnow,
     ) -> None:
-        self.config, self.rotation, self.ready, self.draw, self.now = config, rotation, ready, draw, now
+        self.config, self.rotation, self.ranking = config, rotation, ranking
+        self.ready, self.draw, self.now = ready, draw, now
 
     async def seat(self, request: RouteRequest) -> RouteSeating:
         await self.ready(request.config_seq)
-        plan = seat_route(request, self.config, self.rotation, self.now(), self.draw)
+        plan = seat_route(request, self.config, self.rotation, self.now(), self.draw, self.ranking)
         if isinstance(plan, PlanRefusal):
             log.info("route_refused", collection=request.collection, status=plan.status)
             raise rpc.RpcFailure(plan.status, plan.message)

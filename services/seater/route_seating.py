@@ -8,7 +8,8 @@ tools, unable to see its images (P-6), or known to be smaller than the request. 
 is refused: 503 when the collection has no members, 413 when every one is only too small, else 400.
 
 The order: a conversation whose model can take this turn keeps it first, then its previous order, then the
-other eligible members (RM-4); otherwise the eligible members are ranked (RM-3, `ranking.route_order`).
+other eligible members (RM-4); otherwise the eligible members are ranked (RM-3) by the rule the setting
+chose (`ranking.ROUTE_RANKINGS`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from services.seater.planning import (
     retired_from,
     saved_collection,
 )
-from services.seater.ranking import route_order
+from services.seater.ranking import RouteRanking, route_order
 from services.seater.rotation import Rotation
 from shared.commands import PlanRefusal, RouteRequest, RouteSeat, RouteSeating, TurnNeeds
 from shared.config_state import ConfigState
@@ -37,7 +38,8 @@ NO_TOOLS = "does not call tools"
 
 
 def seat_route(
-    request: RouteRequest, config: ConfigState, rotation: Rotation, now: datetime, draw: Callable[[], float]
+    request: RouteRequest, config: ConfigState, rotation: Rotation, now: datetime, draw: Callable[[], float],
+    ranking: RouteRanking = route_order,
 ) -> RouteSeating | PlanRefusal:
     col = saved_collection(request.collection, config)
     if isinstance(col, PlanRefusal):
@@ -69,7 +71,7 @@ def seat_route(
         rest = [a for a in eligible if a != request.current and a not in previous]
         order = [request.current, *previous, *rest]
     else:
-        order = route_order(eligible, rotation, now, draw)
+        order = ranking(eligible, rotation, now, draw)
     shadows = [
         _seat(config.models[alias], config) for alias in dict.fromkeys(col.shadows)
         if alias in config.models and config.models[alias].endpoint in config.endpoints

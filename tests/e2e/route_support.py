@@ -73,8 +73,9 @@ class Bench:
         """A new route collection `bench/<name>` whose members m1, m2… play `behaviours` in that order.
 
         Fresh members rank in their order on a conversation's first turn; later new conversations may
-        put the stalest member first (RM-3's one turn in four), so a test that asks the same collection
-        for several conversations must not depend on which member answers."""
+        put the stalest member first (RM-3's exploration, one turn in twenty with the default ranking), so a
+        test that asks the same collection for several conversations must not depend on which member
+        answers."""
         name = f"r{uuid.uuid4().hex[:6]}"
         aliases = [f"{name}-m{i}" for i in range(1, len(behaviours) + 1)]
         for alias, behaviour in zip(aliases, behaviours, strict=True):

@@ -7,7 +7,8 @@ streamed call of the shell tool the agent offered (Claude Code's `Bash`, Codex's
 `shell`, opencode's `bash`), its arguments built from that tool's JSON schema; once a `tool` message (the
 command's output) is in the conversation, the answer is `FINAL: <output>`. Requests without tools (title
 generation and the like) get a short plain answer. Every request is recorded (the last 1 000), including
-requests to paths it does not serve (answered 404), so a test can see what reached the upstream.
+requests to paths it does not serve (answered 404), so a test can see what reached the upstream. An agent
+offering the `benchwarmers` MCP tools gets the MCP script instead (`tests.fakes.scripted_mcp`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes.loopback import LoopbackProcess, serve
+from tests.fakes.scripted_mcp import mcp_turn
 
 MODEL = "scripted"
 PLAIN_ANSWER = "Bench agent check"
@@ -126,6 +128,9 @@ def plan_reply(body: dict[str, Any]) -> Reply:
     tools = body.get("tools") or []
     if not tools:
         return Reply(text=PLAIN_ANSWER)
+    mcp = mcp_turn(body)
+    if mcp is not None:
+        return Reply(**mcp)
     output = tool_output(messages)
     if output is not None:
         return Reply(text=FINAL_PREFIX + output.strip())

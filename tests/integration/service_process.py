@@ -47,10 +47,11 @@ class ServiceProcess:
     def log_events(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.log().splitlines() if line.startswith("{")]
 
-    def start(self, timeout: float = 30.0) -> Self:
+    def start(self, timeout: float = 30.0, ready_line: str = "service_ready") -> Self:
+        """Started and ready: its log says `ready_line` (the gateway's says `gateway_ready`)."""
         self.proc = processes.spawn([sys.executable, "-m", f"services.{self.service}"], self.log_path,
                                     env=self.env, cwd=ROOT)
-        if not processes.wait_ready(self.proc, lambda: "service_ready" in self.log(), timeout):
+        if not processes.wait_ready(self.proc, lambda: ready_line in self.log(), timeout):
             self.kill()
             raise RuntimeError(f"{self.service} did not start:\n{self.log()[-3000:]}")
         return self

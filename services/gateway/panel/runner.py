@@ -41,7 +41,7 @@ from services.gateway.panel.merge import Merge, choose_merger, merged
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.resolve import Resolved
 from services.gateway.updates import Updates
-from shared import bus, subjects
+from shared import bus, metrics, subjects
 from shared.commands import Plan, PlanRequest
 from shared.config_state import ConfigState
 from shared.events import SeatCompleted, SeatPlan, decode_event
@@ -50,7 +50,7 @@ from shared.waiting import next_within
 
 log = structlog.get_logger("gateway.panel")
 
-PLAN_TIMEOUT_S = 15.0
+PLAN_TIMEOUT_S = 3.0  # one try: a seater answers in milliseconds once it is up
 PUBLISH_TIMEOUT_S = 10.0
 
 
@@ -137,8 +137,10 @@ class PanelRunner:
     async def _run(self, run: PanelRun, ask: Ask, resolved: Resolved) -> None:
         """Every panel ends its updates with Finished or Failed, whatever goes wrong (H-1: 500 `the panel
         failed (<Type>: <msg>)`)."""
+        started, outcome = time.perf_counter(), "failed"
         try:
             await self._panel(run, ask, resolved)
+            outcome = "finished"
         except Refusal as refusal:
             run.put(Failed(refusal.status, refusal.message))
         except Exception as exc:
@@ -146,6 +148,8 @@ class PanelRunner:
             why = without_images(f"{type(exc).__name__}: {exc}")
             log.error("panel_failed", error=why[:500])
             run.put(Failed(500, f"the panel failed ({why})"))
+        finally:
+            metrics.PANEL_SECONDS.labels(resolved.panel_mode, outcome).observe(time.perf_counter() - started)
 
     async def _panel(self, run: PanelRun, ask: Ask, resolved: Resolved) -> None:
         plan = await self._plan(ask, resolved)
@@ -156,6 +160,8 @@ class PanelRunner:
         # The reply goes out first (one loop turn lets the request build and send it); the call log line
         # is recorded while it travels.
         run.put(Finished(plan, results, merge))
+        for done in results.values():
+            metrics.SEATS.labels(done.status).inc()
         await asyncio.sleep(0)
         try:
             await bus.publish_event(self.js, panel_answered(plan, ask, self.instance, merge))
@@ -185,7 +191,9 @@ class PanelRunner:
             collection=resolved.name, with_=ask.with_, has_images=ask.images > 0, estimate=ask.estimate,
             key=ask.caller, reply=resolved.panel_mode, config_seq=self.config.seq,
         )
-        plan = await bus_calls.ask(self.nc, subjects.RPC_SEATER_PLAN, request, Plan, PLAN_TIMEOUT_S)
+        # A seater that died holding the request, or none up for a moment: asked again within the patience.
+        plan = await bus_calls.ask(self.nc, subjects.RPC_SEATER_PLAN, request, Plan, PLAN_TIMEOUT_S,
+                                   self.settings.seater_patience_s)
         if plan.refusal is not None:
             raise Refusal(plan.refusal.status, plan.refusal.message)
         return plan

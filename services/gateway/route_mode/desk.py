@@ -37,7 +37,7 @@ from shared.settings import GatewaySettings
 
 log = structlog.get_logger("gateway.route")
 
-SEAT_TIMEOUT_S = 5.0
+SEAT_TIMEOUT_S = 3.0  # one try; a seating is a lookup, so it is asked again within the patience
 KEPT_SEATINGS = 4096  # conversations whose last seating this replica remembers
 
 
@@ -81,7 +81,10 @@ class RouteDesk:
         """The seater's decision; when the seater is away, the last one this replica had for `key`."""
         try:
             subject = subjects.RPC_SEATER_ROUTE
-            seating = await rpc.call(self.nc, subject, request, RouteSeating, SEAT_TIMEOUT_S)
+            # A conversation under way has the last seating to go on: it does not wait out the patience.
+            patience = 0.0 if key in self.kept else self.replica.settings.seater_patience_s
+            seating = await rpc.call(self.nc, subject, request, RouteSeating, SEAT_TIMEOUT_S,
+                                     patience_s=patience)
         except rpc.RpcFailure as failure:
             kept = self.kept.get(key)
             if failure.answered or kept is None:
@@ -106,7 +109,10 @@ class RouteDesk:
         task.add_done_callback(self.running.discard)
         return updates
 
-    async def close(self) -> None:
-        """At shutdown: end the conversation mirror's watch and the relays' subscription."""
+    async def close(self, grace_s: float = 0.0) -> None:
+        """At shutdown: turns in flight get `grace_s` to end (they are recorded), then the conversation
+        mirror's watch and the relays' subscription end."""
+        if self.running and grace_s > 0:
+            await asyncio.wait(set(self.running), timeout=grace_s)
         await self.replica.relays.close()
         await self.store.close()

@@ -24,6 +24,7 @@ from services.gateway.route_mode.prepared import Done, Failed, Pieces, PreparedT
 from services.gateway.route_mode.record import route_call
 from services.gateway.route_mode.relay import MemberRelay
 from services.gateway.route_mode.upstream_request import upstream_body
+from shared import metrics
 from shared.commands import RELAY_SILENCE_S
 from shared.ids import utcnow
 
@@ -99,6 +100,7 @@ class RouteTurnRun:
         bench = route_bench(after, alias, after.turns, self.failover.failed_over, skipped)
         self.updates.put(Done(summary, bench, alias))
         status = turn_status(summary, "")
+        metrics.ROUTE_TURN_SECONDS.labels(status).observe(seconds)
         log.info("route_turn_answered", alias=alias, turn=after.turns, status=status,
                  seconds=round(seconds, 2), tried=self.failover.tried, tool_calls=len(summary.tool_calls))
         await record_turn(self.replica, self.prepared, before, after, alias, status, seconds,
@@ -111,6 +113,7 @@ class RouteTurnRun:
         failure: TurnFailure = (self.failover.part_way(ending.error, ending.status) if live
                                 else self.failover.failure())
         self.updates.put(Failed(failure.status, failure.message))
+        metrics.ROUTE_TURN_SECONDS.labels("error").observe(seconds)
         alias = self.failover.current.alias if live and self.failover.current else ""
         log.info("route_turn_failed", alias=alias, status=failure.status, error=failure.message[:300])
         now = utcnow()

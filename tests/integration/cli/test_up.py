@@ -1,14 +1,18 @@
-"""The real `bench up`: it serves, restarts a killed service, and leaves nothing behind on Ctrl-C."""
+"""The real `bench up` (this tree's, run as `python -m cli.main up`): it serves with two seaters, restarts a
+killed service and a killed NATS, leaves nothing behind on Ctrl-C or on `kill -9`, holds its data folder,
+and refuses bad settings before it starts anything."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -18,8 +22,10 @@ import pytest
 from cli.stack import SERVICES
 from shared.natsserver import free_port
 
-BENCH = Path(sys.executable).with_name("bench")
-READY_S = 180.0
+ROOT = Path(__file__).resolve().parents[3]
+BENCH = [sys.executable, "-m", "cli.main"]
+READY_S = 120.0
+GONE_S = 5.0
 
 
 def health_ok(url: str) -> bool:
@@ -42,99 +48,213 @@ def wait_until(
     pytest.fail(f"timed out waiting for {what}:\n{log.read_text()[-3000:]}")
 
 
-def service_children(parent: psutil.Process) -> dict[str, psutil.Process]:
-    found = {}
-    for child in parent.children():
-        with contextlib.suppress(psutil.NoSuchProcess):
-            cmd = child.cmdline()
-            for service in SERVICES:
-                if f"services.{service}" in cmd:
-                    found[service] = child
+def running(pid: int) -> bool:
+    """Alive and not a zombie (a killed orphan waits for init to reap it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def descendants(pid: int) -> dict[int, str]:
+    """Every process under `pid` with its command line, found by walking /proc for parent ids."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found: dict[int, str] = {}
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            with contextlib.suppress(OSError):
+                found[child] = (Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
+                                .decode(errors="replace").strip())
+            todo.append(child)
     return found
 
 
-@pytest.fixture
-def bench_up(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
-    if not BENCH.exists():
-        pytest.fail(f"{BENCH} is missing: run `make test` (it installs the project into .venv)")
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "BENCH_NATS_URL", "BENCH_SCHEDULER")}
-    env.update({"BENCHWARMERS_HOME": str(tmp_path / "home"), "BENCH_PORT": str(port)})
-    log = tmp_path / "bench-up.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [str(BENCH), "up"], env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield proc, f"http://127.0.0.1:{port}", log
-    finally:
-        # Whatever the test did, nothing of ours survives it: children first, by PID, then `bench up`.
-        if proc.poll() is None:
-            leftovers: list[psutil.Process] = []
+def services_of(pids: dict[int, str]) -> list[str]:
+    return sorted(s for cmd in pids.values() for s in SERVICES if f"services.{s}" in cmd.split())
+
+
+@dataclass
+class BenchUps:
+    """Starts `bench up` processes on one data folder; whatever a test did, every process of theirs is
+    killed by PID at the end (the processes seen under them too: after a `kill -9` they have no parent)."""
+
+    home: Path
+    logs: Path
+    port: int = field(default_factory=free_port)
+    started: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    seen: set[int] = field(default_factory=set)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("NATS_URL", "BENCH_NATS_URL", "BENCH_SCHEDULER", "BENCH_SEATERS")}
+        env.update({"BENCHWARMERS_HOME": str(self.home), "BENCH_PORT": str(self.port), **extra})
+        return env
+
+    def start(self) -> tuple[subprocess.Popen[bytes], Path]:
+        log = self.logs / f"bench-up-{len(self.started)}.log"
+        with open(log, "wb") as out:
+            proc = subprocess.Popen([*BENCH, "up"], cwd=ROOT, env=self.env(), stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.started.append(proc)
+        return proc, log
+
+    def ready(self, proc: subprocess.Popen[bytes], log: Path) -> dict[int, str]:
+        """Waits for the banner (printed once every replica answered); returns its processes."""
+        wait_until("the banner", lambda: f"Benchwarmers is up at {self.url}" in log.read_text(), READY_S,
+                   proc, log)
+        assert health_ok(self.url)
+        stack = descendants(proc.pid)
+        self.seen.update(stack)
+        return stack
+
+    def run(self, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*BENCH, *args], cwd=ROOT, env=self.env(**extra), capture_output=True,
+                              text=True, timeout=90, stdin=subprocess.DEVNULL)
+
+    def cleanup(self) -> None:
+        for proc in self.started:
             with contextlib.suppress(psutil.NoSuchProcess):
-                leftovers = psutil.Process(proc.pid).children(recursive=True)
-            for child in leftovers:
-                with contextlib.suppress(psutil.NoSuchProcess):
-                    child.kill()
-            proc.kill()
-            proc.wait(10)
+                self.seen.update(c.pid for c in psutil.Process(proc.pid).children(recursive=True))
+        for pid in self.seen:
+            if running(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        for proc in self.started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
 
 
-def test_bench_up_serves_restarts_a_killed_service_and_stops_clean(
-    bench_up: tuple[subprocess.Popen[bytes], str, Path], tmp_path: Path
-) -> None:
-    proc, url, log = bench_up
-    wait_until("the gateway's /health", lambda: health_ok(url), READY_S, proc, log)
-    # `bench up` prints its banner once it has seen every service ready, a moment after /health answers.
-    wait_until("the banner", lambda: f"Benchwarmers is up at {url}" in log.read_text(), READY_S, proc, log)
-    assert f"logs: {tmp_path / 'home' / 'logs'}" in log.read_text()
+@pytest.fixture
+def ups(tmp_path: Path) -> Iterator[BenchUps]:
+    runs = BenchUps(home=tmp_path / "home", logs=tmp_path)
+    try:
+        yield runs
+    finally:
+        runs.cleanup()
 
-    parent = psutil.Process(proc.pid)
-    children = parent.children()
-    services = service_children(parent)
-    assert set(services) == set(SERVICES)
-    nats = [c for c in children if c.name() == "nats-server"]
-    assert len(nats) == 1
 
-    victim = services["gateway"]
-    victim.send_signal(signal.SIGKILL)
-    victim.wait(10)
+def test_bench_up_serves_restarts_a_killed_service_and_stops_clean(ups: BenchUps) -> None:
+    proc, log = ups.start()
+    stack = ups.ready(proc, log)
+    assert f"logs: {ups.home / 'logs'}" in log.read_text()
+    assert services_of(stack) == sorted([*SERVICES, "seater"])  # two seaters
+    assert [cmd for cmd in stack.values() if "nats-server" in cmd.split()[0]] != []
+
+    victim = next(pid for pid, cmd in stack.items() if "services.gateway" in cmd)
+    os.kill(victim, signal.SIGKILL)
+
     def gateway_replaced() -> bool:
-        now = service_children(parent).get("gateway")
-        return now is not None and now.pid != victim.pid
+        return any("services.gateway" in cmd and pid != victim for pid, cmd in descendants(proc.pid).items())
 
     wait_until("a new gateway", gateway_replaced, 30, proc, log)
-    reborn = service_children(parent)["gateway"]
-    wait_until("the restarted gateway's /health", lambda: health_ok(url), 60, proc, log)
+    wait_until("the restarted gateway's /health", lambda: health_ok(ups.url), 60, proc, log)
     assert "gateway-0 (exit -9) died; restarted it" in log.read_text()
 
-    everything = [*children, reborn]
+    everything = descendants(proc.pid)
     proc.send_signal(signal.SIGINT)
     assert proc.wait(60) == 0, log.read_text()[-3000:]
-    still = [p for p in everything if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-    assert still == [], f"left behind: {still}"
-    assert not health_ok(url)
+    assert [cmd for pid, cmd in everything.items() if running(pid)] == []
+    assert not health_ok(ups.url)
     assert "stopped." in log.read_text()
 
 
-def test_bench_down_stops_the_bench_up_of_this_data_folder(
-    bench_up: tuple[subprocess.Popen[bytes], str, Path], tmp_path: Path
-) -> None:
-    proc, url, log = bench_up
-    wait_until("the gateway's /health", lambda: health_ok(url), READY_S, proc, log)
-    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "BENCH_NATS_URL")}
-    env.update({"BENCHWARMERS_HOME": str(tmp_path / "home"), "BENCH_PORT": str(free_port())})
-    again = subprocess.run([str(BENCH), "up"], env=env, capture_output=True, text=True, timeout=60,
-                           stdin=subprocess.DEVNULL)
-    assert again.returncode == 1 and f"already running here (pid {proc.pid})" in again.stderr
-    everything = psutil.Process(proc.pid).children(recursive=True)
-    down = subprocess.run([str(BENCH), "down"], env=env, capture_output=True, text=True, timeout=90,
-                          stdin=subprocess.DEVNULL)
+def test_a_killed_nats_is_started_again_on_its_port_and_the_services_reconnect(ups: BenchUps) -> None:
+    proc, log = ups.start()
+    stack = ups.ready(proc, log)
+    nats, cmd = next((pid, cmd) for pid, cmd in stack.items() if "nats-server" in cmd.split()[0])
+    url = next(line.split()[1] for line in log.read_text().splitlines() if line.startswith("nats: "))
+    os.kill(nats, signal.SIGKILL)
+    wait_until("nats-server again", lambda: f"nats-server (exit -9) died; restarted it on {url}"
+               in log.read_text(), 30, proc, log)
+    assert cmd in [c for pid, c in descendants(proc.pid).items() if pid != nats]  # same config: port, store
+    service_logs = sorted((ups.home / "logs").glob("*.log"))
+    assert len(service_logs) == len(SERVICES) + 1
+
+    def all_reconnected() -> bool:
+        return all("nats_reconnected" in path.read_text() for path in service_logs)
+
+    wait_until("every service back on the bus", all_reconnected, 30, proc, log)
+    assert health_ok(ups.url)
+    assert "exited" not in log.read_text() and "died; restarted it (its log" not in log.read_text()
+
+
+def test_kill_9_of_bench_up_leaves_no_process_and_the_next_starts_clean(ups: BenchUps) -> None:
+    proc, log = ups.start()
+    stack = ups.ready(proc, log)
+    assert len(stack) == len(SERVICES) + 2  # NATS, the services, a second seater
+    proc.kill()
+    proc.wait(10)
+    end = time.monotonic() + GONE_S
+    while any(running(pid) for pid in stack) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert [cmd for pid, cmd in stack.items() if running(pid)] == []
+    assert not health_ok(ups.url)
+
+    again, again_log = ups.start()
+    ups.ready(again, again_log)
+    again.send_signal(signal.SIGINT)
+    assert again.wait(60) == 0, again_log.read_text()[-3000:]
+    assert "Traceback" not in again_log.read_text()
+
+
+def test_a_second_bench_up_names_the_running_one_and_bench_down_stops_it(ups: BenchUps) -> None:
+    proc, log = ups.start()
+    stack = ups.ready(proc, log)
+    second = ups.run("up", BENCH_PORT=str(free_port()))
+    assert second.returncode == 1
+    assert second.stderr.splitlines() == [
+        f"bench: bench up (pid {proc.pid}) is already running for {ups.home}; "
+        f"`bench down` (or `kill {proc.pid}`) stops it"]
+    assert descendants(proc.pid) == stack  # nothing started, nothing touched
+
+    down = ups.run("down")
     assert down.returncode == 0, down.stderr
     assert proc.wait(10) == 0
-    assert [p for p in everything if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
-    assert not (tmp_path / "home" / "bench-up.pid").exists()
-    nothing = subprocess.run([str(BENCH), "down"], env=env, capture_output=True, text=True, timeout=60,
-                             stdin=subprocess.DEVNULL)
+    assert [cmd for pid, cmd in stack.items() if running(pid)] == []
+    assert not (ups.home / "bench-up.pid").exists()
+    nothing = ups.run("down")
     assert nothing.returncode == 1 and "no bench up is running" in nothing.stderr
+
+
+@pytest.mark.parametrize(("extra", "says"), [
+    ({"BENCH_SEATERS": "0"}, "bench: setting BENCH_SEATERS: Input should be greater than or equal to 1"),
+    ({"BENCH_ACK_WAIT_S": "later"}, "bench: setting BENCH_ACK_WAIT_S: Input should be a valid number"),
+])
+def test_a_bad_setting_stops_bench_up_before_anything_starts(
+    ups: BenchUps, extra: dict[str, str], says: str
+) -> None:
+    refused = ups.run("up", **extra)
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines()[0].startswith(says) and len(refused.stderr.splitlines()) == 1
+    assert not ups.home.exists()
+
+
+def test_a_taken_port_stops_bench_up_before_anything_starts(ups: BenchUps) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", ups.port))
+        taken.listen()
+        refused = ups.run("up")
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [
+        f"bench: BENCH_PORT {ups.port} is taken by another program; pick a free BENCH_PORT"]
+    assert not (ups.home / "logs").exists() and not (ups.home / "nats").exists()
+
+
+def test_an_external_nats_that_takes_no_connection_stops_bench_up_before_any_service(ups: BenchUps) -> None:
+    nowhere = f"nats://127.0.0.1:{free_port()}"
+    refused = ups.run("up", NATS_URL=nowhere)
+    assert refused.returncode == 1
+    failures = [line for line in refused.stderr.splitlines() if line.startswith("bench:")]
+    assert failures == [f"bench: the stack failed: NATS_URL {nowhere}: nothing answers "
+                        f"(127.0.0.1:{nowhere.rsplit(':', 1)[1]}: Connection refused)"]
+    assert not list((ups.home / "logs").glob("*.log"))

@@ -35,6 +35,7 @@ PUBLISHES = [
     f"$JS.API.STREAM.DELETE.{subjects.EVENTS_STREAM}", f"$JS.API.STREAM.PURGE.{subjects.EVENTS_STREAM}",
     f"$JS.API.STREAM.UPDATE.{subjects.EVENTS_STREAM}",
     f"$KV.{subjects.LIMITS_BUCKET}.c1", f"$KV.{subjects.KEY_RATES_BUCKET}.k1",
+    f"$KV.{subjects.REMINDERS_BUCKET}.s1.p1.member1",
     FRAME, subjects.relay_cancel_subject(FRAME),
 ]
 SUBSCRIBES = [

@@ -274,7 +274,7 @@ def test_ledger_rebuild_with_yes(bench: Bench, server: FakeServer) -> None:
         ["model", "ad-hoc"], ["model", "max-tokens"], ["model", "retire"], ["model", "restore"],
         ["collection", "save"], ["collection", "show"], ["collection", "rm"], ["key", "create"],
         ["key", "revoke"], ["settings", "gateway"], ["limits", "show"], ["limits", "connection"],
-        ["limits", "model"], ["ledger", "rebuild"],
+        ["limits", "model"], ["ledger", "rebuild"], ["mcp"], ["mcp", "stop-hook"], ["mcp", "install"],
     ],
 )
 def test_every_command_help_has_an_example(bench: Bench, command: list[str]) -> None:

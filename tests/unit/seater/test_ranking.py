@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import get_args
 
-from services.seater.ranking import merger_candidates, route_order
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from services.seater.ranking import (
+    ROUTE_RANKINGS,
+    SAMPLING_EXPLORE_CHANCE,
+    _belief_draw,
+    merger_candidates,
+    route_order,
+    sampled_order,
+)
 from services.seater.rotation import Rotation
 from shared.events import CooldownStarted, PanelSeated, VerdictRecorded
+from shared.settings import SeaterSettings
 from tests.unit.seater.factory import at, bench, collection, model, retire
 
 MEMBERS = ["a", "b", "c", "d"]
@@ -76,3 +90,79 @@ def test_no_draw_without_two_fresh_members() -> None:
     rotation = Rotation()
     rotation.apply(CooldownStarted(id="cool", alias="b", connection="ep", until=at(100)))
     assert route_order(["a", "b"], rotation, at(0), never()) == ["a", "b"]
+
+
+# ---------------------------------------------------------------- the sampling rule (BENCH_ROUTE_RANKING)
+
+
+def draws(*values: float) -> Callable[[], float]:
+    """The given draws in order, then an error: the rule must take exactly as many as the test expects."""
+    pending = list(values)
+
+    def draw() -> float:
+        assert pending, "more draws than expected"
+        return pending.pop(0)
+
+    return draw
+
+
+def test_sampling_keeps_the_members_order_until_anyone_is_judged() -> None:
+    rotation = Rotation()
+    rotation.apply(CooldownStarted(id="cool", alias="a", connection="ep", until=at(100)))
+    # One draw only: the explore chance, missed.
+    assert sampled_order(MEMBERS, rotation, at(0), draws(0.9)) == ["b", "c", "d", "a"]
+
+
+def test_sampling_puts_the_highest_belief_draw_first_resting_members_last() -> None:
+    rotation = judged("code", [("a", False)] * 6 + [("b", True)] * 6 + [("c", True)] * 2 + [("c", False)])
+    rotation.apply(CooldownStarted(id="cool", alias="b", connection="ep", until=at(100)))
+    # Median draws (0.5) rank by belief: c (2 of 3) over d (never judged: even odds), a (0 of 6) after; b
+    # rests. Then the explore draw, missed.
+    assert sampled_order(MEMBERS, rotation, at(0), draws(0.5, 0.5, 0.5, 0.5, 0.9)) == ["c", "d", "a", "b"]
+    # An unjudged member drawn high beats a proven one: that is how the rule explores by its doubt.
+    assert sampled_order(MEMBERS, rotation, at(100), draws(0.5, 0.5, 0.5, 0.999, 0.9))[0] == "d"
+    assert sampled_order(MEMBERS, rotation, at(100), draws(0.5, 0.5, 0.5, 0.5, 0.9))[0] == "b"
+
+
+def test_sampling_still_tries_the_stalest_fresh_member_first_now_and_then() -> None:
+    rotation = judged("code", [("a", True)] * 5)
+    for i, alias in enumerate(["a", "b", "c"]):
+        rotation.hold(f"p{i}", [alias], at(i))
+    chance = SAMPLING_EXPLORE_CHANCE
+    assert sampled_order(MEMBERS, rotation, at(10), draws(0.5, 0.5, 0.5, 0.5, chance))[0] == "a"
+    assert sampled_order(MEMBERS, rotation, at(10), draws(0.5, 0.5, 0.5, 0.5, chance - 0.01))[0] == "d"
+
+
+@given(
+    verdicts=st.lists(st.tuples(st.sampled_from(MEMBERS), st.booleans()), max_size=30),
+    resting=st.sets(st.sampled_from(MEMBERS)),
+    drawn=st.lists(st.floats(min_value=0.0, max_value=1.0, exclude_max=True), min_size=5, max_size=5),
+)
+def test_sampling_orders_every_member_once_fresh_ones_first(
+    verdicts: list[tuple[str, bool]], resting: set[str], drawn: list[float]
+) -> None:
+    rotation = judged("code", verdicts)
+    for alias in resting:
+        rotation.apply(CooldownStarted(id=f"cool-{alias}", alias=alias, connection="ep", until=at(100)))
+    order = sampled_order(MEMBERS, rotation, at(0), iter(drawn).__next__)
+    assert sorted(order) == sorted(MEMBERS)
+    assert [a in resting for a in order] == sorted(a in resting for a in order)
+
+
+@given(useful=st.integers(0, 50), more=st.integers(1, 50), u=st.floats(0.01, 0.99))
+def test_a_belief_draw_rises_with_useful_verdicts_and_with_the_draw(useful: int, more: int, u: float) -> None:
+    judged_ = float(useful + more)
+    assert _belief_draw(useful + 1, judged_ + 1, u) > _belief_draw(useful, judged_ + 1, u)
+    assert _belief_draw(useful, judged_, min(0.999, u + 0.001)) > _belief_draw(useful, judged_, u)
+
+
+def test_the_rules_are_named_for_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert ROUTE_RANKINGS == {"verdicts": route_order, "sampling": sampled_order}
+    assert set(get_args(SeaterSettings.model_fields["route_ranking"].annotation)) == set(ROUTE_RANKINGS)
+    monkeypatch.delenv("BENCH_ROUTE_RANKING", raising=False)
+    assert SeaterSettings().route_ranking == "sampling"  # the study's winner (docs/selection.md)
+    monkeypatch.setenv("BENCH_ROUTE_RANKING", "verdicts")
+    assert SeaterSettings().route_ranking == "verdicts"
+    monkeypatch.setenv("BENCH_ROUTE_RANKING", "elo")
+    with pytest.raises(ValidationError, match="route_ranking"):
+        SeaterSettings()

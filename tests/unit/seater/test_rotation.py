@@ -5,7 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from services.seater.rotation import NEVER, Rotation, Tally
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from services.seater.rotation import HALF_LIFE, NEVER, Rotation, Tally
 from shared.events import CooldownStarted, EventBase, PanelSeated, SeatCompleted, SeatPlan, VerdictRecorded
 from tests.unit.seater.factory import at
 
@@ -122,3 +126,54 @@ def test_a_later_verdict_on_a_call_replaces_the_earlier_one() -> None:
     ])
     assert rotation.useful("a") == Tally(judged=1, useful=1)
     assert rotation.useful("a", "code").ratio == 1.0
+
+
+def test_recent_verdicts_weigh_more_halving_every_half_life_of_verdicts() -> None:
+    events: list[EventBase] = [verdict("r1.1", "a", True)]
+    events += [verdict(f"r{n}.1", "b", False) for n in range(2, 2 + HALF_LIFE)]
+    rotation = fold(events)
+    useful, judged = rotation.recently_useful("a")
+    assert useful == pytest.approx(0.5) and judged == pytest.approx(0.5)  # one half-life of verdicts later
+    assert rotation.recently_useful("b")[0] == 0.0
+    faded = sum(0.5 ** (k / HALF_LIFE) for k in range(HALF_LIFE))
+    assert rotation.recently_useful("b")[1] == pytest.approx(faded)
+    assert rotation.recently_useful("zz") == (0.0, 0.0)
+    assert rotation.useful("a") == Tally(judged=1, useful=1)  # the plain tallies never fade
+
+
+def test_a_changed_verdict_replaces_the_old_one_and_keeps_its_age() -> None:
+    events: list[EventBase] = [verdict("r1.1", "a", False, 1)]
+    events += [verdict(f"r{n}.1", "b", True) for n in range(2, 2 + HALF_LIFE)]
+    events.append(verdict("r1.1", "a", True, 2))  # the user changed their mind about the old answer
+    useful, judged = fold(events).recently_useful("a")
+    assert judged == pytest.approx(0.5 ** ((HALF_LIFE + 1) / HALF_LIFE))
+    assert useful == pytest.approx(judged)
+
+
+def test_a_shorter_half_life_forgets_faster() -> None:
+    quick = Rotation(half_life=10)
+    for n in range(20):
+        quick.apply(verdict(f"r{n}.1", "a" if n == 0 else "b", True))
+    assert quick.recently_useful("a")[1] == pytest.approx(0.5 ** (19 / 10))
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from("ab"), st.booleans()), max_size=40))
+def test_recent_tallies_equal_the_latest_verdicts_weighed_by_their_age(
+    verdicts: list[tuple[int, str, bool]]
+) -> None:
+    """Folded one at a time, superseding included, the faded sums are those of the verdicts that stand,
+    each weighed by how many verdicts were folded after the call's first one."""
+    rotation = Rotation(half_life=7)
+    first: dict[str, int] = {}
+    standing: dict[str, tuple[str, bool]] = {}
+    for n, (call_no, alias, useful) in enumerate(verdicts, 1):
+        call = f"r{call_no}.1"
+        rotation.apply(verdict(call, alias, useful, n))
+        first.setdefault(call, n)
+        standing[call] = (alias, useful)
+    for alias in "ab":
+        mine = [(c, u) for c, (a, u) in standing.items() if a == alias]
+        weights = [(0.5 ** ((len(verdicts) - first[c]) / 7), u) for c, u in mine]
+        useful, judged = rotation.recently_useful(alias)
+        assert judged == pytest.approx(sum(w for w, _ in weights), abs=1e-9)
+        assert useful == pytest.approx(sum(w for w, u in weights if u), abs=1e-9)

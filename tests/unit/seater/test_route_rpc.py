@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from services.seater.ranking import route_order
 from services.seater.rotation import Rotation
 from services.seater.route_rpc import RouteSeater
 from shared import rpc, subjects
@@ -23,13 +24,13 @@ async def ask(seater: RouteSeater, request: RouteRequest) -> RouteSeating:
 
 
 async def test_the_seating_comes_back_over_the_bus() -> None:
-    seater = RouteSeater(STATE, Rotation(), draw=lambda: 0.9, now=lambda: NOW)
+    seater = RouteSeater(STATE, Rotation(), route_order, draw=lambda: 0.9, now=lambda: NOW)
     seating = await ask(seater, RouteRequest(collection="agents", needs=TurnNeeds(tools=True)))
     assert seating.order == ["m-a"] and [s.alias for s in seating.skipped] == ["m-b"]
 
 
 async def test_a_refusal_keeps_its_status_and_message() -> None:
-    seater = RouteSeater(STATE, Rotation())
+    seater = RouteSeater(STATE, Rotation(), route_order)
     try:
         await ask(seater, RouteRequest(collection="agents", needs=TurnNeeds(estimate=10, images=1)))
     except rpc.RpcFailure as failure:
@@ -42,7 +43,7 @@ async def test_a_seater_that_is_not_ready_refuses_with_503() -> None:
     async def unready(config_seq: int) -> None:
         raise rpc.RpcFailure(503, f"the seater cannot plan right now (folded before {config_seq}); try again")
 
-    seater = RouteSeater(STATE, Rotation(), ready=unready)
+    seater = RouteSeater(STATE, Rotation(), route_order, ready=unready)
     try:
         await ask(seater, RouteRequest(collection="agents", config_seq=99))
     except rpc.RpcFailure as failure:
@@ -53,7 +54,7 @@ async def test_a_seater_that_is_not_ready_refuses_with_503() -> None:
 
 async def test_a_bad_request_is_refused() -> None:
     bus = FakeBus()
-    await RouteSeater(STATE, Rotation()).serve(bus)
+    await RouteSeater(STATE, Rotation(), route_order).serve(bus)
     await bus.publish(subjects.RPC_SEATER_ROUTE, b'{"needs": "tools"}', reply="_INBOX.asker")
     refused = rpc.failure_of(bus.published[-1][1])
     assert bus.published[-1][0] == "_INBOX.asker"

@@ -86,6 +86,7 @@ def test_only_the_ledger_changes_or_nobody_deletes_a_stream() -> None:
 def test_limits_and_key_rates_are_written_by_their_owners() -> None:
     assert publishers(f"$KV.{subjects.LIMITS_BUCKET}.openrouter") == {"caller"}
     assert publishers(f"$KV.{subjects.KEY_RATES_BUCKET}.k1") == {"gateway"}
+    assert publishers(f"$KV.{subjects.REMINDERS_BUCKET}.s1.p1.member1") == {"gateway"}
     assert publishers(f"$KV.{subjects.IDS_BUCKET}.p1") == {"gateway", "seater"}
 
 

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeoutError
 from pydantic import BaseModel, ConfigDict
 
 from shared import rpc
@@ -101,3 +102,29 @@ def test_only_an_object_holding_just_the_error_is_a_failure() -> None:
     assert rpc.failure_of(rpc.failure_bytes(409, "taken")) is not None
     assert rpc.failure_of(b'{"rows": [], "error": {"status": 400, "message": "x"}}') is None
     assert rpc.failure_of(b"not json") is None
+
+
+
+async def test_a_patient_call_waits_for_a_responder_to_come_back() -> None:
+    bus = FakeBus()
+
+    async def late_start() -> None:
+        await asyncio.sleep(1.5)  # longer than the short retry: only patience bridges it
+        await rpc.serve(bus, SUBJECT, "things", Ask, double)
+
+    starting = asyncio.create_task(late_start())
+    reply = await rpc.call(bus, SUBJECT, Ask(n=2), Answer, timeout=1.0, retry_s=(0.1,), patience_s=5.0)
+    await starting
+    assert reply.double == 4
+
+
+async def test_without_patience_nobody_answering_is_a_503_soon() -> None:
+    refused = await failure(FakeBus(), Ask(n=2))
+    assert refused.status == 503 and not refused.answered
+
+
+async def test_a_patient_call_asks_again_after_a_responder_died_holding_it() -> None:
+    bus = FakeBus(NatsTimeoutError())  # the first request is held by a replica that died
+    await rpc.serve(bus, SUBJECT, "things", Ask, double)
+    reply = await rpc.call(bus, SUBJECT, Ask(n=5), Answer, timeout=1.0, patience_s=5.0)
+    assert reply.double == 10 and len(bus.asked) == 2
