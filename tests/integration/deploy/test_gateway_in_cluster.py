@@ -94,6 +94,11 @@ def test_the_gateway_answers_its_service_names_and_the_ingress_host(
         for host in ("evil.example", f"gateway.other-namespace.svc:{port}", f"bench.example.org:{port}"):
             reply = httpx.get(url, headers={**admin, "host": host}, timeout=30)
             assert reply.status_code == 403, host
+        # The kubelet's probes and Prometheus call the ops port by the pod's IP, with no token.
+        ops = f"http://127.0.0.1:{env['BENCH_OPS_PORT']}"
+        pod_ip = {"host": f"10.42.0.7:{env['BENCH_OPS_PORT']}"}
+        for path in ("/healthz", "/readyz", "/metrics"):
+            assert httpx.get(ops + path, headers=pod_ip, timeout=30).status_code == 200, path
 
 
 def test_without_an_ingress_host_the_service_names_are_allowed(monkeypatch: pytest.MonkeyPatch) -> None:

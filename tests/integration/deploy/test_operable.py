@@ -252,12 +252,19 @@ def test_checkov_finds_nothing_unexplained(tmp_path: Path) -> None:
 
 # ---- the image ---------------------------------------------------------------------------------------------
 
-def lock_pins(path: Path) -> dict[str, str]:
-    pins = {}
+def lock_pins(path: Path) -> dict[str, tuple[str, set[str]]]:
+    """{package: (version, what it is there for)} from a `uv pip compile` lock and its `# via` notes."""
+    pins: dict[str, tuple[str, set[str]]] = {}
+    current = ""
     for line in path.read_text().splitlines():
         if "==" in line and not line.startswith((" ", "#")):
             name, version = line.split("==", 1)
-            pins[re.sub(r"[-_.]+", "-", name.strip().lower())] = version.split(";")[0].strip()
+            current = normal(name.strip())
+            pins[current] = (version.split(";")[0].strip(), set())
+        elif current and line.strip().startswith("#"):
+            reason = line.strip().lstrip("#").strip().removeprefix("via").strip()
+            if reason and not reason.startswith("-c "):
+                pins[current][1].add(normal(reason.split()[0]))
     return pins
 
 
@@ -278,12 +285,14 @@ def test_the_image_installs_the_runtime_lock_and_no_dev_tool() -> None:
     runtime, dev_lock = lock_pins(ROOT / "requirements-runtime.lock"), lock_pins(ROOT / "requirements.lock")
     for dependency in project()["dependencies"]:
         assert normal(Requirement(dependency).name) in runtime, dependency
-    dev_only = {normal(Requirement(d).name) for d in project()["optional-dependencies"]["dev"]}
-    dev_only -= {normal(Requirement(d).name) for d in project()["dependencies"]}
-    dev_only -= {"pyyaml"}  # the tests parse YAML with it, and uvicorn[standard] needs it at run time too
-    assert not dev_only & runtime.keys(), sorted(dev_only & runtime.keys())
-    for name, version in runtime.items():
-        assert dev_lock.get(name) == version, f"{name}: {version} in the image, {dev_lock.get(name)} in tests"
+    # A dev extra may be in the image only when a runtime package needs it (mcp needs cryptography, uvicorn
+    # needs PyYAML): never for its own sake, as the test runner, the linters and the provider SDKs would be.
+    for dependency in project()["optional-dependencies"]["dev"]:
+        name = normal(Requirement(dependency).name)
+        if name in runtime:
+            assert runtime[name][1] & runtime.keys(), f"{name} is in the image for no runtime package"
+    for name, (version, _) in runtime.items():
+        assert dev_lock[name][0] == version, f"{name}: {version} in the image, {dev_lock[name][0]} in tests"
 
 
 def test_the_image_checks_its_own_health_on_the_ops_port() -> None:
