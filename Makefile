@@ -4,13 +4,15 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.benchwarmers-installed
+# checkov (the deploy/ policy check in the tests) in a venv of its own: it pins packaging<24, pytest needs 24+.
+CHECKOV := $(VENV)/checkov/bin/checkov
 
 .PHONY: run test bench bench-selection lint lock
 
 run: $(STAMP)
 	$(VENV)/bin/bench up
 
-test: $(STAMP)
+test: $(STAMP) $(CHECKOV)
 	$(PY) -m pytest -q --tb=short -p no:cacheprovider tests/
 
 bench: $(STAMP)
@@ -28,6 +30,9 @@ lint: $(STAMP)
 lock: $(PY)
 	@test -x $(VENV)/bin/uv || $(PY) -m pip install -q uv
 	$(VENV)/bin/uv pip compile pyproject.toml --extra dev -o requirements.lock --python-version 3.11
+	# The image's: runtime dependencies only, at the versions the tests run with.
+	$(VENV)/bin/uv pip compile pyproject.toml -c requirements.lock -o requirements-runtime.lock --python-version 3.11
+	$(VENV)/bin/uv pip compile requirements-checkov.in -o requirements-checkov.lock --python-version 3.11
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -35,4 +40,9 @@ $(PY):
 $(STAMP): requirements.lock pyproject.toml | $(PY)
 	$(PY) -m pip install -q -r requirements.lock
 	$(PY) -m pip install -q --no-deps -e .
+	@touch $@
+
+$(CHECKOV): requirements-checkov.lock | $(PY)
+	test -x $(VENV)/checkov/bin/python || python3 -m venv $(VENV)/checkov
+	$(VENV)/checkov/bin/python -m pip install -q -r requirements-checkov.lock
 	@touch $@

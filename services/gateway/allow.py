@@ -18,6 +18,9 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 EXPOSED = ("X-Bench-Panel, X-Bench-Seats, X-Bench-Conversation, X-Bench-Model, X-Bench-Dropped-Tools, "
            "X-Bench-Dropped-Items")
 PLAIN_HEADER = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+# One BENCH_ALLOWED_HOSTS entry: a DNS name, an IPv4 address or a bracketed IPv6 one, with an optional port.
+HOST_ENTRY = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*"
+                        r"|\[[0-9a-f:.]+\])(?::(?P<port>\d{1,5}))?$")
 MAX_REQUESTED_HEADERS = 32
 TOKEN_MIN = 16
 
@@ -88,6 +91,7 @@ def startup_problems(settings: GatewaySettings) -> list[str]:
     if token and len(token) < TOKEN_MIN:
         problems.append(f"BENCHWARMERS_ADMIN_TOKEN is {len(token)} characters; it must be at least "
                         f"{TOKEN_MIN}")
+    problems += host_problems(settings)
     if settings.public_url:
         parts = urlsplit(settings.public_url)
         if (parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password
@@ -95,3 +99,23 @@ def startup_problems(settings: GatewaySettings) -> list[str]:
             problems.append("BENCHWARMERS_PUBLIC_URL must be http(s)://host[:port] with no user, path or "
                             f"query (got {settings.public_url!r})")
     return problems
+
+
+def host_problems(settings: GatewaySettings) -> list[str]:
+    """SEC-1/SEC-2: a malformed BENCH_ALLOWED_HOSTS entry, or a gateway bound beyond loopback that no
+    non-loopback Host could reach (it would answer 403 to every request through a Service or an ingress)."""
+    bad = [e for e in split_list(settings.allowed_hosts) if not entry_ok(e)]
+    if bad:
+        return [f"BENCH_ALLOWED_HOSTS has {', '.join(repr(e) for e in bad)}: give comma-separated "
+                "host[:port] names (no scheme, path or wildcard), e.g. gateway,gateway.benchwarmers.svc"]
+    reachable = split_list(settings.allowed_hosts) or settings.public_url
+    if not is_loopback_host(settings.bind) and not reachable:
+        return [f"BENCH_BIND={settings.bind} listens beyond this machine but only loopback Hosts are "
+                "allowed: set BENCH_ALLOWED_HOSTS to the names clients use (Service DNS names, the ingress "
+                "host) or BENCHWARMERS_PUBLIC_URL"]
+    return []
+
+
+def entry_ok(entry: str) -> bool:
+    match = HOST_ENTRY.match(entry)
+    return match is not None and (match["port"] is None or 0 < int(match["port"]) < 65536)

@@ -58,6 +58,12 @@ def test_a_preflight_echoes_the_origin_and_only_plain_requested_headers() -> Non
     ("fields", "problem"),
     [
         ({"bind": "0.0.0.0"}, "set BENCHWARMERS_ADMIN_TOKEN"),
+        ({"bind": "0.0.0.0", "admin_token": SecretStr("x" * 16)}, "set BENCH_ALLOWED_HOSTS"),
+        ({"allowed_hosts": "https://bench.example"}, "BENCH_ALLOWED_HOSTS has 'https://bench.example'"),
+        ({"allowed_hosts": "gateway, *.example"}, "BENCH_ALLOWED_HOSTS has '*.example'"),
+        ({"allowed_hosts": "gateway/api"}, "BENCH_ALLOWED_HOSTS"),
+        ({"allowed_hosts": "gateway:99999"}, "BENCH_ALLOWED_HOSTS"),
+        ({"allowed_hosts": "bad host"}, "BENCH_ALLOWED_HOSTS"),
         ({"bind": "192.168.1.5", "admin_token": SecretStr("x" * 15)}, "at least 16"),
         ({"admin_token": SecretStr("short")}, "at least 16"),
         ({"public_url": "https://user:pw@bench.example"}, "BENCHWARMERS_PUBLIC_URL"),
@@ -78,6 +84,9 @@ def test_sec1_refuses_to_start_unguarded(fields: dict[str, object], problem: str
         {"bind": "::1"},
         {"bind": "localhost"},
         {"bind": "0.0.0.0", "admin_token": SecretStr("x" * 16), "public_url": "https://bench.example:8443/"},
+        {"bind": "0.0.0.0", "admin_token": SecretStr("x" * 16),
+         "allowed_hosts": "gateway,gateway.benchwarmers.svc.cluster.local,bench.example:443,10.0.0.7,"
+                          "[fd00::1]:80,"},
     ],
 )
 def test_sec1_lets_a_guarded_gateway_start(fields: dict[str, object]) -> None:
