@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from types import FrameType
 
 import uvicorn
 
@@ -22,11 +23,20 @@ def main() -> None:
             print(f"gateway: {problem}", file=sys.stderr)
         raise SystemExit(2)
     login = login_or_exit("gateway", settings)
-    uvicorn.run(
-        create_app(settings, login), host=settings.bind, port=settings.port, access_log=False,
-        log_config=None,
+    app = create_app(settings, login)
+    server = uvicorn.Server(uvicorn.Config(
+        app, host=settings.bind, port=settings.port, access_log=False, log_config=None,
         timeout_graceful_shutdown=max(1, round(settings.drain_s)), lifespan="on",
-    )
+    ))
+    stop_serving = server.handle_exit
+
+    def draining(sig: int, frame: FrameType | None) -> None:
+        """The ops port's /readyz turns 503 the moment a stop signal arrives, while requests drain."""
+        app.state.draining = True
+        stop_serving(sig, frame)
+
+    server.handle_exit = draining  # type: ignore[method-assign]
+    server.run()
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
         projection = bus.Projection(js, subjects.CONFIG, config.apply, name="gateway-config")
         await projection.start()
         readiness.add("config", lambda: bus.caught_up(projection))
+        readiness.add("draining", lambda: "stopping: draining requests" if draining(app) else None)
         panels = PanelRunner(nc, config, settings, name)
         ctx = GatewayContext(
             settings=settings, instance=name, nc=nc, js=js, config=config, projection=projection,
@@ -103,6 +104,11 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
         include_in_schema=False,
     )
     return app
+
+
+def draining(app: FastAPI) -> bool:
+    """Set by the server's stop signal (`__main__`): requests in flight finish, nothing new should come."""
+    return bool(getattr(app.state, "draining", False))
 
 
 def reply_modes(

@@ -11,6 +11,7 @@ import pytest
 from nats.js.api import DiscardPolicy
 
 from shared import bus, subjects
+from shared.events import CollectionSaved, EndpointSaved, ModelRegistered
 from shared.natsserver import NatsServer, free_port
 from tests.integration.service_process import ServiceProcess
 
@@ -77,3 +78,40 @@ async def test_replicas_that_differ_are_reported_and_left_alone(nc: bus.NATS) ->
     assert any(f"bucket {subjects.CONVERSATIONS_BUCKET}" in p for p in found)
     info = await js.stream_info(subjects.EVENTS_STREAM)
     assert info.config.num_replicas == 1 and info.config.discard == DiscardPolicy.NEW
+
+
+
+async def test_a_draining_gateway_is_not_ready_while_it_finishes(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    port, ops = free_port(), free_port()
+    env = {"BENCH_PORT": str(port), "BENCH_OPS_PORT": str(ops), "BENCH_DRAIN_S": "30",
+           "BENCH_SEATER_PATIENCE_S": "8"}
+    gateway = ServiceProcess("gateway", nats_server, tmp_path, env).start(ready_line="gateway_ready")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        nc = await bus.connect(nats_server.url, "test-admin", nats_server.login("admin"))
+        try:
+            for event in (EndpointSaved(id="cfg:e", name="fake", base="http://127.0.0.1:9/v1"),
+                          ModelRegistered(id="cfg:m", alias="m-a", served="m-a", endpoint="fake"),
+                          CollectionSaved(id="cfg:c", name="held", members=["m-a"])):
+                await bus.publish_event(nc.jetstream(), event)
+        finally:
+            await nc.close()
+        async with httpx.AsyncClient(timeout=30) as client:
+            # No seater runs: the panel waits out the seater patience, so the request is held that long.
+            held = asyncio.create_task(client.post(base + "/v1/chat/completions", json={
+                "model": "bench/held", "messages": [{"role": "user", "content": "hi"}]}))
+            await asyncio.sleep(1)
+            assert gateway.proc is not None
+            gateway.proc.send_signal(15)
+
+            async def draining() -> bool:
+                answer = await get(ops, "/readyz")
+                return answer.status_code == 503 and any("draining" in p for p in answer.json()["problems"])
+
+            await until(draining, within=5)
+            reply = await held
+            assert reply.status_code == 503 and "seater" in reply.text  # answered, not cut off
+    finally:
+        gateway.stop()
