@@ -8,22 +8,22 @@ from contextlib import asynccontextmanager
 
 import structlog
 from fastapi import FastAPI
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
 
 from services.gateway.admin.writer import ConfigWriter
 from services.gateway.context import GatewayContext
 from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
+from services.gateway.gateway_paths import is_gateway_path
 from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
+from services.gateway.methods import MethodTable
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.route_mode.transport import close_transport
 from services.gateway.routes import admin, bench
 from services.gateway.routes.admin_api import ADMIN_ROUTERS
 from services.gateway.routes.extras import extra_endpoint
-from services.gateway.routes.fallback import is_gateway_path, not_found, shown_path
+from services.gateway.routes.fallback import CATCH_ALL, Fallback, shown_path
 from services.gateway.routes.generate import generation_endpoint
 from shared import bus, subjects
 from shared.bus_credentials import BusLogin
@@ -77,14 +77,11 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
     app.add_api_route("/health", admin.health, methods=["GET"])
 
     get_routes, post_routes = gateway_routes(app)
-
-    async def fallback(request: Request) -> Response:
-        return not_found(request, get_routes, post_routes)
-
-    app.add_api_route(
-        "/{rest:path}", fallback, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-        include_in_schema=False,
-    )
+    admin_routes = [route for router in ADMIN_ROUTERS for route in router.routes]  # included without prefix
+    table = MethodTable.of([*app.routes, *admin_routes], skip=CATCH_ALL)
+    app.state.methods = table  # the guard's preflight answers with the path's own methods
+    fallback = Fallback(table, tuple(get_routes), tuple(post_routes))
+    app.router.routes.append(Route(CATCH_ALL, fallback, include_in_schema=False))  # any method, known or not
     return app
 
 
