@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import structlog
 from fastapi import FastAPI
@@ -12,6 +13,7 @@ from starlette.routing import Route
 
 from services.gateway.admin.writer import ConfigWriter
 from services.gateway.context import GatewayContext
+from services.gateway.contract.document import completed
 from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
 from services.gateway.gateway_paths import is_gateway_path
@@ -60,6 +62,13 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
             await nc.drain()
 
     app = FastAPI(title="Benchwarmers gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = completed(FastAPI.openapi(app))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(Guard, settings=settings)  # inside the access log, which records its refusals too
     app.add_middleware(AccessLog)
     for fmt in FORMATS:

@@ -98,6 +98,8 @@ class Guard:
             raise Reject(403, "cross-site requests are refused here")
         if origin is not None and not origin_ok:
             raise Reject(403, f"origin {origin} is not allowed (BENCH_ALLOWED_ORIGINS)")
+        if "POST" not in allowed(scope):
+            return receive  # no body is read: the route table answers 405 (or 404)
         if not headers.get("content-type", "").lower().startswith("application/json"):
             raise Reject(415, "send the body as JSON with Content-Type: application/json")
         limit, advice = (GATEWAY_BODY_LIMIT, IMAGE_ADVICE) if kind == "gateway" else (ADMIN_BODY_LIMIT, "")
@@ -172,7 +174,8 @@ class Guard:
 
 
 def allowed(scope: Scope) -> list[str]:
-    """The methods of the path asked (OPTIONS included: this answers it), as the app's route table says."""
+    """The methods of the path asked (OPTIONS included: this answers it), as the app's route table says; an
+    unknown path is held to every rule (its 404 lists the routes)."""
     table: MethodTable = scope["app"].state.methods
     return table.allowed(scope["path"], preflight=True) or ["GET", "POST", "OPTIONS"]
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from shared.alerts import KINDS, Alert
+from shared.alerts import KEY_PREFIXES, KINDS, Alert
 from shared.commands import KnownLimits, QuotaLine, RestingLine, SentLine, UsageLine
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]
@@ -23,6 +23,21 @@ Reply = Literal["all", "merged", "route"]
 def one_of(*choices: str) -> Any:
     """A choice the rules check (a wrong one is reported with every other reason), shown as an enum."""
     return Field(default=None, json_schema_extra={"enum": [*choices, None]})
+
+
+def shaped(default: Any = ..., description: str | None = None, **constraints: Any) -> Any:
+    """A field whose shape the rules check (so a wrong value is reported with every other reason), shown in
+    the document so a client knows what it may send."""
+    return Field(default=default, description=description, json_schema_extra=constraints)
+
+
+NAME = r"^[a-z0-9][a-z0-9-]{1,31}$"  # collections, endpoints, gateway keys (rules.NAME_RE)
+ALIAS = r"^[A-Za-z0-9][A-Za-z0-9._-]{1,63}$"  # rules.ALIAS_RE
+ONE_LINE = r"^[ -~]*[!-~][ -~]*$"  # printable text, not only spaces (the rules take any printable Unicode)
+PREFIXES = "|".join(p for ps in KEY_PREFIXES.values() for p in ps)
+ALERT_KEY = rf"^({PREFIXES})[!-~]+$"
+TAG = r"^[a-z0-9][a-z0-9-]{0,23}$"  # rules.TAG_RE
+POSITIVE = {"minimum": 1}
 
 
 class Body(BaseModel):
@@ -52,7 +67,7 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
 
 
 class EndpointBody(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
     base: str
     api: str | None = one_of("chat", "responses", "anthropic", "gemini")
     kind: str | None = one_of("provider", "aggregator", "hub", "local")
@@ -63,11 +78,11 @@ class EndpointBody(Body):
 
 
 class EndpointName(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
 
 
 class EndpointRemoveBody(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
     with_models: bool = Field(default=False, description="retire the models on it (restorable later)")
 
 
@@ -124,11 +139,11 @@ class RemovedReply(Ok):
 
 
 class ModelRegisterBody(Body):
-    served: str
-    endpoint: str
-    alias: str | None = None
-    context_window: int | None = None
-    max_output: int | None = None
+    served: str = shaped(pattern=r"^[!-~]{1,200}$")
+    endpoint: str = shaped(pattern=NAME)
+    alias: str | None = shaped(None, pattern=ALIAS)
+    context_window: int | None = shaped(None, **POSITIVE)
+    max_output: int | None = shaped(None, **POSITIVE)
     role: str | None = None
     ad_hoc: bool | None = None
     vision: bool | None = None
@@ -136,24 +151,24 @@ class ModelRegisterBody(Body):
 
 
 class ModelChangeBody(Body):
-    alias: str
-    new_alias: str | None = None
+    alias: str = shaped(pattern=ALIAS)
+    new_alias: str | None = shaped(None, pattern=ALIAS)
     new_role: str | None = None
     new_ad_hoc: bool | None = None
 
 
 class ModelOptionsBody(Body):
-    alias: str
-    max_tokens: int | None
+    alias: str = shaped(pattern=ALIAS)
+    max_tokens: int | None = shaped(minimum=1, maximum=1_000_000)
 
 
 class RetireBody(Body):
-    alias: str
-    reason: str | None = None
+    alias: str = shaped(pattern=ALIAS)
+    reason: str | None = shaped(None, maxLength=500)
 
 
 class AliasBody(Body):
-    alias: str
+    alias: str = shaped(pattern=ALIAS)
 
 
 class ModelView(BaseModel):
@@ -194,13 +209,13 @@ class RetiredReply(Ok):
 
 
 class CollectionBody(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
     members: list[str] | None = None
     add: list[str] | None = Field(default=None, description="members to add after the others")
     remove: list[str] | None = Field(default=None, description="members to take out")
-    description: str | None = None
+    description: str | None = shaped(None, maxLength=300)
     shape: str | None = None
-    tags: list[str] | None = None
+    tags: list[str] | None = shaped(None, maxItems=8, items={"type": "string", "pattern": TAG})
     reply: str | None = one_of("all", "merged", "route")
     merger: str | None = None
     shadows: list[str] | None = Field(
@@ -209,7 +224,7 @@ class CollectionBody(Body):
 
 
 class CollectionName(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
 
 
 class CollectionView(BaseModel):
@@ -247,8 +262,8 @@ class CollectionRemovedReply(Ok):
 
 
 class SettingsBody(Body):
-    max_calls: int | None = None
-    max_explorers: int | None = None
+    max_calls: int | None = shaped(None, minimum=1, maximum=10)
+    max_explorers: int | None = shaped(None, minimum=0, maximum=2)
 
 
 class SettingsReply(Ok):
@@ -259,11 +274,11 @@ class SettingsReply(Ok):
 
 
 class LimitValues(Body):
-    rpm: int | None = None
-    rpd: int | None = None
-    tpm: int | None = None
-    tpd: int | None = None
-    rpmo: int | None = None
+    rpm: int | None = shaped(None, **POSITIVE)
+    rpd: int | None = shaped(None, **POSITIVE)
+    tpm: int | None = shaped(None, **POSITIVE)
+    tpd: int | None = shaped(None, **POSITIVE)
+    rpmo: int | None = shaped(None, **POSITIVE)
 
 
 class ConnectionLimitsBody(Body):
@@ -311,10 +326,11 @@ class LimitsReply(Ok):
 
 
 class AlertBody(Body):
-    key: str = Field(description="model:paid:<served>, model:pending:<served>, connection:held:<conn>, …")
+    key: str = shaped(description="model:paid:<served>, model:pending:<served>, connection:held:<conn>, …",
+                      pattern=ALERT_KEY, maxLength=300)
     kind: str | None = one_of(*KINDS)
-    message: str
-    action: str | None = None
+    message: str = shaped(pattern=ONE_LINE, maxLength=300)
+    action: str | None = shaped(None, pattern=ONE_LINE, maxLength=300)
     alias: str | None = None
     aliases: list[str] | None = None
 
@@ -332,7 +348,8 @@ class AlertClearedReply(Ok):
 
 
 class AllowPaidBody(Body):
-    allow_paid: list[str] = Field(description="aliases or served ids called even on a `went paid` alert")
+    allow_paid: list[str] = shaped(description="aliases or served ids called even on a `went paid` alert",
+                                   maxItems=200, items={"type": "string", "pattern": r"^[!-~]{1,200}$"})
 
 
 class AllowPaidReply(Ok):
@@ -343,13 +360,13 @@ class AllowPaidReply(Ok):
 
 
 class KeyCreateBody(Body):
-    name: str
+    name: str = shaped(pattern=r"^(?!local$)[a-z0-9][a-z0-9-]{1,31}$")
     collections: list[str] | None = None
-    rpm: int | None = None
+    rpm: int | None = shaped(None, minimum=1, maximum=10_000)
 
 
 class KeyName(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
 
 
 class KeyView(BaseModel):

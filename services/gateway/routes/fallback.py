@@ -8,7 +8,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
@@ -19,25 +18,10 @@ from services.gateway.errors_by_path import error_body
 from services.gateway.formats import OPENAI_CHAT
 from services.gateway.gateway_paths import is_gateway_path
 from services.gateway.methods import KNOWN, MethodTable, allow_header
+from services.gateway.routes.convertors import ANYTHING
 
 PARAMETER = re.compile(r"\{(\w+):\w+\}")
-CATCH_ALL = "/{rest:anything}"
-
-
-class Anything(Convertor[str]):
-    """Any path, control characters included (`path` stops at a newline, which would leave the request to
-    the framework's bare plain-text 404)."""
-
-    regex = r"[\s\S]*"
-
-    def convert(self, value: str) -> str:
-        return value
-
-    def to_string(self, value: str) -> str:
-        return value
-
-
-register_url_convertor("anything", Anything())
+CATCH_ALL = f"/{{rest:{ANYTHING}}}"
 
 
 def shown_path(path: str) -> str:
