@@ -37,7 +37,7 @@ ONE_LINE = r"^[ -~]*[!-~][ -~]*$"  # printable text, not only spaces (the rules 
 PREFIXES = "|".join(p for ps in KEY_PREFIXES.values() for p in ps)
 ALERT_KEY = rf"^({PREFIXES})[!-~]+$"
 TAG = r"^[a-z0-9][a-z0-9-]{0,23}$"  # rules.TAG_RE
-POSITIVE = {"minimum": 1}
+POSITIVE: dict[str, Any] = {"minimum": 1}
 
 
 class Body(BaseModel):
@@ -262,8 +262,8 @@ class CollectionRemovedReply(Ok):
 
 
 class SettingsBody(Body):
-    max_calls: int | None = shaped(None, minimum=1, maximum=10)
-    max_explorers: int | None = shaped(None, minimum=0, maximum=2)
+    max_calls: int | None = shaped(None, type="integer", minimum=1, maximum=10)  # left out, not null
+    max_explorers: int | None = shaped(None, type="integer", minimum=0, maximum=2)
 
 
 class SettingsReply(Ok):

@@ -13,6 +13,7 @@ from services.gateway.contract.shapes import (
     MODEL,
     NULLABLE_TEXT,
     OBJECT,
+    OLLAMA_BASE64,
     TEXT,
     Schema,
     obj,
@@ -21,6 +22,8 @@ from services.gateway.contract.shapes import (
     typed,
 )
 
+NAME: Schema = {"type": "string", "minLength": 1}
+
 # ---------------------------------------------------------------- OpenAI chat completions
 
 CHAT_PART = one_of(
@@ -28,13 +31,21 @@ CHAT_PART = one_of(
     typed("image_url", {"image_url": one_of(IMAGE_URL, obj({"url": IMAGE_URL}, ("url",)))}, ("image_url",)),
 )
 CHAT_MESSAGE = obj(
-    {"role": {"enum": ["system", "developer", "user", "assistant", "tool"]},
-     "content": one_of(NULLABLE_TEXT, {"type": "array", "items": CHAT_PART})},
+    {
+        "role": {"enum": ["system", "developer", "user", "assistant", "tool"]},
+        "content": one_of(NULLABLE_TEXT, {"type": "array", "items": CHAT_PART}),
+    },
     ("role",),
 )
 CHAT = obj(
-    {"model": MODEL, "messages": turns(CHAT_MESSAGE), **COMMON, "tools": {"type": ["array", "null"]},
-     "functions": ABSENT, "function_call": ABSENT},
+    {
+        "model": MODEL,
+        "messages": turns(CHAT_MESSAGE),
+        **COMMON,
+        "tools": {"type": ["array", "null"]},
+        "functions": ABSENT,
+        "function_call": ABSENT,
+    },
     ("model", "messages"),
     examples=[{"model": "bench/example", "messages": [{"role": "user", "content": "Say hi"}]}],
 )
@@ -42,8 +53,11 @@ CHAT = obj(
 # ---------------------------------------------------------------- OpenAI completions
 
 COMPLETIONS = obj(
-    {"model": MODEL, "prompt": one_of(TEXT, {"type": "array", "items": TEXT, "minItems": 1, "maxItems": 1}),
-     **COMMON},
+    {
+        "model": MODEL,
+        "prompt": one_of(TEXT, {"type": "array", "items": TEXT, "minItems": 1, "maxItems": 1}),
+        **COMMON,
+    },
     ("model", "prompt"),
     examples=[{"model": "bench/example", "prompt": "Say hi"}],
 )
@@ -55,14 +69,26 @@ RESPONSES_PART = one_of(
     typed("input_image", {"image_url": IMAGE_URL}, ("image_url",)),
 )
 RESPONSES_ITEM = one_of(
-    obj({"type": {"const": "message"}, "role": {"enum": ["user", "assistant", "system", "developer"]},
-         "content": one_of(TEXT, {"type": "array", "items": RESPONSES_PART})}, ("type", "role", "content")),
-    typed("function_call", {"name": TEXT, "call_id": TEXT, "arguments": TEXT}, ("name", "call_id")),
-    typed("function_call_output", {"call_id": TEXT, "output": TEXT}, ("call_id", "output")),
+    obj(
+        {
+            "type": {"const": "message"},
+            "role": {"enum": ["user", "assistant", "system", "developer"]},
+            "content": one_of(TEXT, {"type": "array", "items": RESPONSES_PART}),
+        },
+        ("type", "role", "content"),
+    ),
+    typed("function_call", {"name": NAME, "call_id": NAME, "arguments": TEXT}, ("name", "call_id")),
+    typed("function_call_output", {"call_id": NAME, "output": TEXT}, ("call_id", "output")),
 )
 RESPONSES = obj(
-    {"model": MODEL, "input": one_of(TEXT, turns(RESPONSES_ITEM)), "instructions": NULLABLE_TEXT, **COMMON,
-     "previous_response_id": ABSENT, "conversation": ABSENT},
+    {
+        "model": MODEL,
+        "input": one_of(TEXT, turns(RESPONSES_ITEM)),
+        "instructions": NULLABLE_TEXT,
+        **COMMON,
+        "previous_response_id": ABSENT,
+        "conversation": ABSENT,
+    },
     ("model", "input"),
     examples=[{"model": "bench/example", "input": "Say hi"}],
 )
@@ -70,25 +96,49 @@ RESPONSES = obj(
 # ---------------------------------------------------------------- Anthropic messages
 
 ANTHROPIC_TEXT = typed("text", {"text": TEXT}, ("text",))
-ANTHROPIC_IMAGE = typed("image", {"source": one_of(
-    typed("base64", {"media_type": IMAGE_MIME, "data": BASE64}, ("media_type", "data")),
-    typed("url", {"url": IMAGE_URL}, ("url",)),
-)}, ("source",))
+ANTHROPIC_IMAGE = typed(
+    "image",
+    {
+        "source": one_of(
+            typed("base64", {"media_type": IMAGE_MIME, "data": BASE64}, ("media_type", "data")),
+            typed("url", {"url": IMAGE_URL}, ("url",)),
+        )
+    },
+    ("source",),
+)
 ANTHROPIC_MESSAGE = one_of(
-    obj({"role": {"const": "user"}, "content": one_of(
-        TEXT, {"type": "array", "items": one_of(ANTHROPIC_TEXT, ANTHROPIC_IMAGE)})}, ("role", "content")),
-    obj({"role": {"const": "assistant"}, "content": one_of(
-        TEXT, {"type": "array", "items": ANTHROPIC_TEXT})}, ("role", "content")),
+    obj(
+        {
+            "role": {"const": "user"},
+            "content": one_of(TEXT, {"type": "array", "items": one_of(ANTHROPIC_TEXT, ANTHROPIC_IMAGE)}),
+        },
+        ("role", "content"),
+    ),
+    obj(
+        {"role": {"const": "assistant"}, "content": one_of(TEXT, {"type": "array", "items": ANTHROPIC_TEXT})},
+        ("role", "content"),
+    ),
 )
 ANTHROPIC_SYSTEM = one_of(NULLABLE_TEXT, {"type": "array", "items": ANTHROPIC_TEXT})
 ANTHROPIC = obj(
-    {"model": MODEL, "max_tokens": {"type": "integer", "minimum": 1}, "messages": turns(ANTHROPIC_MESSAGE),
-     "system": ANTHROPIC_SYSTEM, **COMMON},
+    {
+        "model": MODEL,
+        "max_tokens": {"type": "integer", "minimum": 1},
+        "messages": turns(ANTHROPIC_MESSAGE),
+        "system": ANTHROPIC_SYSTEM,
+        **COMMON,
+    },
     ("model", "max_tokens", "messages"),
-    examples=[{"model": "bench/example", "max_tokens": 64, "messages": [{"role": "user", "content": "Say hi"}]}],
+    examples=[
+        {"model": "bench/example", "max_tokens": 64, "messages": [{"role": "user", "content": "Say hi"}]}
+    ],
 )
 ANTHROPIC_COUNT = obj(
-    {"model": TEXT, "messages": turns(ANTHROPIC_MESSAGE), "system": ANTHROPIC_SYSTEM},
+    {
+        "model": {"description": "read by no one: a count checks no collection"},
+        "messages": turns(ANTHROPIC_MESSAGE),
+        "system": ANTHROPIC_SYSTEM,
+    },
     ("messages",),
     examples=[{"model": "bench/example", "messages": [{"role": "user", "content": "Say hi"}]}],
 )
@@ -96,18 +146,29 @@ ANTHROPIC_COUNT = obj(
 # ---------------------------------------------------------------- Ollama
 
 OLLAMA_MESSAGE = obj(
-    {"role": {"enum": ["system", "user", "assistant"]}, "content": NULLABLE_TEXT,
-     "images": {"type": ["array", "null"], "items": BASE64}},
+    {
+        "role": {"enum": ["system", "user", "assistant"]},
+        "content": NULLABLE_TEXT,
+        "images": {"type": ["array", "null"], "items": OLLAMA_BASE64},
+    },
     ("role",),
 )
 OLLAMA_CHAT = obj(
     {"model": MODEL, "messages": turns(OLLAMA_MESSAGE), **COMMON, "options": {"type": ["object", "null"]}},
     ("model", "messages"),
-    examples=[{"model": "bench/example", "messages": [{"role": "user", "content": "Say hi"}], "stream": False}],
+    examples=[
+        {"model": "bench/example", "messages": [{"role": "user", "content": "Say hi"}], "stream": False}
+    ],
 )
 OLLAMA_GENERATE = obj(
-    {"model": MODEL, "prompt": {"type": "string", "minLength": 1}, "system": NULLABLE_TEXT,
-     "images": {"type": ["array", "null"], "items": BASE64}, **COMMON, "context": ABSENT},
+    {
+        "model": MODEL,
+        "prompt": {"type": "string", "minLength": 1},
+        "system": NULLABLE_TEXT,
+        "images": {"type": ["array", "null"], "items": OLLAMA_BASE64},
+        **COMMON,
+        "context": ABSENT,
+    },
     ("model", "prompt"),
     examples=[{"model": "bench/example", "prompt": "Say hi", "stream": False}],
 )
@@ -119,41 +180,78 @@ OLLAMA_SHOW = obj(
 
 # ---------------------------------------------------------------- Gemini
 
-GEMINI_PART = one_of(
-    obj({"text": TEXT}, ("text",)),
-    obj({"inlineData": obj({"mimeType": IMAGE_MIME, "data": BASE64}, ("mimeType", "data"))}, ("inlineData",)),
-    obj({"fileData": obj({"mimeType": IMAGE_MIME, "fileUri": IMAGE_URL}, ("fileUri",))}, ("fileData",)),
+GEMINI_PART = one_of(  # one kind of content per part
+    obj({"text": TEXT}, ("text",), additionalProperties=False),
+    obj(
+        {"inlineData": obj({"mimeType": IMAGE_MIME, "data": BASE64}, ("mimeType", "data"))},
+        ("inlineData",),
+        additionalProperties=False,
+    ),
+    obj(
+        {"fileData": obj({"mimeType": IMAGE_MIME, "fileUri": IMAGE_URL}, ("fileUri",))},
+        ("fileData",),
+        additionalProperties=False,
+    ),
 )
 GEMINI_CONTENT = obj(
     {"role": {"enum": ["user", "model"]}, "parts": {"type": "array", "items": GEMINI_PART, "minItems": 1}},
     ("parts",),
 )
-GEMINI_SYSTEM = one_of(TEXT, obj({"parts": {"type": "array", "items": obj({"text": TEXT}, ("text",))}},
-                                 ("parts",)))
+GEMINI_SYSTEM = one_of(
+    TEXT, obj({"parts": {"type": "array", "items": obj({"text": TEXT}, ("text",))}}, ("parts",))
+)
 GEMINI_GENERATE = obj(
-    {"contents": turns(GEMINI_CONTENT), "systemInstruction": GEMINI_SYSTEM, "generationConfig": OBJECT,
-     "with": COMMON["with"], "bench": COMMON["bench"]},
+    {
+        "contents": turns(GEMINI_CONTENT),
+        "systemInstruction": GEMINI_SYSTEM,
+        "generationConfig": OBJECT,
+        "with": COMMON["with"],
+        "bench": COMMON["bench"],
+    },
     ("contents",),
     examples=[{"contents": [{"role": "user", "parts": [{"text": "Say hi"}]}]}],
 )
 
+GEMINI_COUNT = obj(  # H-G9: the contents alone, or wrapped as a generateContentRequest; none counts 0
+    {
+        "contents": GEMINI_GENERATE["properties"]["contents"],
+        "generateContentRequest": {**GEMINI_GENERATE, "required": [], "examples": []},
+    },
+    examples=[{"contents": [{"role": "user", "parts": [{"text": "Say hi"}]}]}],
+)
+GEMINI_CALLS = ("generateContent", "streamGenerateContent", "countTokens")
+
 # ---------------------------------------------------------------- /bench
 
 VERDICT = obj(
-    {"call": {"type": "string", "pattern": r"^p\d{8}-\d{6}-[0-9a-f]{4}\.[A-Za-z0-9_-]+$"},
-     "useful": {"type": "boolean"}, "note": TEXT,
-     "real": {"type": "array", "items": TEXT}, "false": {"type": "array", "items": TEXT}},
+    {
+        "call": {"type": "string", "pattern": r"^p\d{8}-\d{6}-[0-9a-f]{4}\.[A-Za-z0-9_-]+$"},
+        "useful": {"type": "boolean"},
+        "note": TEXT,
+        "real": {"type": "array", "items": TEXT},
+        "false": {"type": "array", "items": TEXT},
+    },
     ("call", "useful"),
 )
 PENDING = obj({"calls": {"type": "array", "items": TEXT}}, ("calls",), examples=[{"calls": []}])
 
 BODIES: dict[str, Schema] = {
-    "/v1/chat/completions": CHAT, "/chat/completions": CHAT,
-    "/v1/completions": COMPLETIONS, "/completions": COMPLETIONS,
-    "/v1/responses": RESPONSES, "/responses": RESPONSES,
-    "/v1/messages": ANTHROPIC, "/v1/messages/count_tokens": ANTHROPIC_COUNT,
-    "/api/chat": OLLAMA_CHAT, "/api/generate": OLLAMA_GENERATE, "/api/show": OLLAMA_SHOW,
-    "/v1beta/models/{target}": GEMINI_GENERATE, "/v1/models/{target}": GEMINI_GENERATE,
-    "/bench/verdict": VERDICT, "/bench/pending": PENDING,
+    "/v1/chat/completions": CHAT,
+    "/chat/completions": CHAT,
+    "/v1/completions": COMPLETIONS,
+    "/completions": COMPLETIONS,
+    "/v1/responses": RESPONSES,
+    "/responses": RESPONSES,
+    "/v1/messages": ANTHROPIC,
+    "/v1/messages/count_tokens": ANTHROPIC_COUNT,
+    "/api/chat": OLLAMA_CHAT,
+    "/api/generate": OLLAMA_GENERATE,
+    "/api/show": OLLAMA_SHOW,
+    **{
+        f"{prefix}/models/{{model}}:{call}": GEMINI_COUNT if call == "countTokens" else GEMINI_GENERATE
+        for prefix in ("/v1beta", "/v1")
+        for call in GEMINI_CALLS
+    },
+    "/bench/verdict": VERDICT,
+    "/bench/pending": PENDING,
 }
-

@@ -4,55 +4,99 @@ error shape (H-1), and who may call (SEC-3, SEC-4). The admin API answers 400, n
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from services.gateway.access import SESSION_COOKIE, is_gemini_path, route_kind
-from services.gateway.contract.bodies import BODIES
+from services.gateway.contract.bodies import BODIES, GEMINI_CALLS
 from services.gateway.contract.replies import ERROR_OF_FORMAT, ERRORS, OK
 from services.gateway.contract.shapes import Schema
 from services.gateway.errors_by_path import format_of
 
 SCHEMES: dict[str, Schema] = {
-    "AdminToken": {"type": "http", "scheme": "bearer", "description": "the admin token (BENCHWARMERS_ADMIN_TOKEN)"},
-    "AdminSession": {"type": "apiKey", "in": "cookie", "name": SESSION_COOKIE, "description": "POST /login sets it"},
+    "AdminToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "the admin token (BENCHWARMERS_ADMIN_TOKEN)",
+    },
+    "AdminSession": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": SESSION_COOKIE,
+        "description": "POST /login sets it",
+    },
     "GatewayKey": {"type": "http", "scheme": "bearer", "description": "a gateway key (bwk_…)"},
     "GatewayKeyHeader": {"type": "apiKey", "in": "header", "name": "x-api-key"},
     "GoogleKeyHeader": {"type": "apiKey", "in": "header", "name": "x-goog-api-key"},
     "GoogleKeyQuery": {"type": "apiKey", "in": "query", "name": "key"},
 }
-ADMIN_SECURITY = [{"AdminToken": []}, {"AdminSession": []}]
-GATEWAY_SECURITY = [{"GatewayKey": []}, {"GatewayKeyHeader": []}, {"GoogleKeyHeader": []}]
+ADMIN_SECURITY: list[dict[str, list[str]]] = [{"AdminToken": []}, {"AdminSession": []}]
+GATEWAY_SECURITY: list[dict[str, list[str]]] = [
+    {"GatewayKey": []}, {"GatewayKeyHeader": []}, {"GoogleKeyHeader": []},
+]
 GEMINI_SECURITY = [*GATEWAY_SECURITY, {"GoogleKeyQuery": []}]
 
 WHY = {
-    400: "refused: the body or query does not fit", 401: "a gateway key is needed, or this one is unknown",
-    403: "not for this Host or Origin, or outside the key's collections", 404: "no such collection or model",
-    413: "the body, or the prompt for every member, is too large", 415: "the body is not JSON",
-    429: "the key's requests a minute are used up", 500: "the panel failed", 501: "a reply mode not served",
+    400: "refused: the body or query does not fit",
+    401: "a gateway key is needed, or this one is unknown",
+    403: "not for this Host or Origin, or outside the key's collections",
+    404: "no such collection or model",
+    405: "this path does not take this method (see Allow)",
+    413: "the body, or the prompt for every member, is too large",
+    415: "the body is not JSON",
+    429: "the key's requests a minute are used up",
+    500: "the panel failed",
+    501: "a reply mode not served",
     503: "a service the request needs is not running, or no member can be seated",
 }
-POST_STATUSES = (400, 401, 403, 404, 413, 415, 429, 500, 501, 503)
-GET_STATUSES = (400, 401, 403, 404, 503)
-# A Gemini route's path carries the model and the method: `<model>:generateContent` and the like.
-TARGET = {"type": "string", "pattern": r"^[^:]+:(generateContent|streamGenerateContent|countTokens)$",
-          "examples": ["bench/example:generateContent"]}
-MODEL_ID = {"type": "string", "pattern": r"^[^:]+(:(all|merged|route))?$", "examples": ["bench/example"]}
+# 405: a path parameter that leads to another route's path (the route table answers for that path).
+POST_STATUSES = (400, 401, 403, 404, 405, 413, 415, 429, 500, 501, 503)
+GET_STATUSES = (400, 401, 403, 404, 405, 503)
+# Gemini's calls are one route each under /v1beta and /v1 (`<model>:<method>`), documented per method as
+# Google documents them. The model may name a reply mode (`bench/x:merged:generateContent`).
+MODEL = {"type": "string", "pattern": r"^[^:]+(:(all|merged|route))?$", "examples": ["bench/example"]}
+CALL_ROUTES = ("/v1beta/models/{target}", "/v1/models/{target}")
 PARAMETERS: dict[str, list[Schema]] = {
-    "/v1beta/models/{target}": [
-        {"name": "target", "in": "path", "required": True, "schema": TARGET},
-        {"name": "alt", "in": "query", "required": False, "schema": {"enum": ["sse", "json"]},
-         "description": "sse: stream as server-sent events"},
-    ],
-    "/v1beta/models/{model_id}": [
-        {"name": "model_id", "in": "path", "required": True, "schema": MODEL_ID},
-    ],
+    "/v1beta/models/{model_id}": [{"name": "model_id", "in": "path", "required": True, "schema": MODEL}],
     "/bench/record": [
         {"name": "collection", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
         {"name": "task", "in": "query", "required": False, "schema": {"type": "string"}},
     ],
+    "/api/usage": [  # FastAPI reads a number as a Unix time too
+        {
+            "name": "since",
+            "in": "query",
+            "required": False,
+            "schema": {
+                "anyOf": [
+                    {"type": "string", "format": "date-time"},
+                    {"type": "number", "minimum": 0, "maximum": 10_000_000_000},
+                ]
+            },
+            "description": "ISO 8601 (a time without a zone is UTC) or Unix seconds",
+        },
+    ],
 }
-PARAMETERS["/v1/models/{target}"] = PARAMETERS["/v1beta/models/{target}"]
-SAMPLE = {"{target}": "m:generateContent", "{model_id}": "m"}
+MODEL_PARAMETER = {"name": "model", "in": "path", "required": True, "schema": MODEL}
+ALT = {
+    "name": "alt",
+    "in": "query",
+    "required": False,
+    "schema": {"enum": ["sse", "json"]},
+    "description": "sse: stream as server-sent events",
+}
+SAMPLE = {"{model}": "m", "{model_id}": "m"}
+
+
+def split_calls(paths: dict[str, Any]) -> None:
+    """Each Gemini call route as one path per method."""
+    for route in CALL_ROUTES:
+        item = paths.pop(route)
+        for call in GEMINI_CALLS:
+            operation = copy.deepcopy(item["post"])
+            operation["operationId"] = f"{operation['operationId']}_{call}"
+            operation["parameters"] = [MODEL_PARAMETER, *([ALT] if call == "streamGenerateContent" else [])]
+            paths[route.replace("{target}", "{model}:" + call)] = {"post": operation}
 
 
 def concrete(path: str) -> str:
@@ -77,22 +121,39 @@ def gateway_operation(path: str, method: str, operation: dict[str, Any]) -> None
     if path in PARAMETERS:
         operation["parameters"] = PARAMETERS[path]
     if method == "post":
-        operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": BODIES[path]}}}
+        operation["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": BODIES[path]}},
+        }
 
 
-def admin_operation(path: str, operation: dict[str, Any]) -> None:
+# H-2: every POST carries JSON, even one whose route reads no body.
+NO_BODY = {
+    "required": True,
+    "content": {"application/json": {"schema": {"type": "object"}}},
+    "description": "not read: {} will do",
+}
+
+
+def admin_operation(path: str, method: str, operation: dict[str, Any]) -> None:
     operation["responses"].pop("422", None)
+    if method == "post":
+        operation.setdefault("requestBody", NO_BODY)
+    for parameter in operation.get("parameters", []):
+        override = next((p for p in PARAMETERS.get(path, []) if p["name"] == parameter["name"]), None)
+        parameter.update(override or {})
     if route_kind(path) == "admin":
         operation["security"] = ADMIN_SECURITY
 
 
 def completed(document: dict[str, Any]) -> dict[str, Any]:
+    split_calls(document["paths"])
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
             if route_kind(concrete(path)) == "gateway":
                 gateway_operation(path, method, operation)
             else:
-                admin_operation(path, operation)
+                admin_operation(path, method, operation)
     components = document.setdefault("components", {})
     components["securitySchemes"] = SCHEMES
     schemas = components.get("schemas", {})

@@ -13,7 +13,8 @@ OBJECT: Schema = {"type": "object"}
 # P-6: an image is an http(s) URL or a base64 data URL of an image; the gateway never fetches it.
 IMAGE_URL: Schema = {"type": "string", "pattern": r"^(https?://[^/?#\s]+|data:image/[A-Za-z0-9.+-]+;base64,)"}
 IMAGE_MIME: Schema = {"type": "string", "pattern": r"^image/[A-Za-z0-9.+-]+$"}
-BASE64: Schema = {"type": "string", "minLength": 4, "pattern": r"^([A-Za-z0-9+/]{4})+$"}
+BASE64: Schema = {"type": "string", "minLength": 1, "description": "base64 image bytes"}
+OLLAMA_BASE64: Schema = {"type": "string", "pattern": r"^[A-Za-z0-9+/_-]+={0,2}$"}
 # A collection, as every format names it: `bench/<collection>` with an optional `:<reply mode>`.
 MODEL: Schema = {
     "type": "string",

@@ -1,0 +1,156 @@
+"""The API contract (issue 24), checked by schemathesis against a whole stack of its own (the fuzzer writes
+whatever the rules let through): every phase it offers (examples, coverage, fuzzing, stateful), every
+check it runs by default (no 5xx, statuses and content types documented, replies fit their schemas, wrong
+data refused, right data accepted, wrong methods 405 with `Allow`, auth enforced), over every operation of
+`/openapi.json`, the formats' routes and the admin API alike. The run is the `st` command a client would
+use, bounded by examples per operation; its JSON report is what the test reads.
+
+Left out: adding an endpoint (its model list is fetched from the endpoint's base, and a fuzzed base must
+never become traffic to an address off this machine).
+
+Where "right data accepted" cannot hold from the document alone, the operation may also answer 400; each
+is listed in `STATE_DEPENDENT` with why. The stack has no collection, so a generation is refused at
+resolution (404) and never runs a panel.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cli.stack import Stack
+from shared.natsserver import free_port
+from tests.e2e.conftest import running
+from tests.fakes.provider import FakeProvider
+
+TOKEN = "contract-admin-token-0123456789"
+EXAMPLES = 10
+TIMEOUT_S = 600
+# The refusal depends on what exists (a name that must or must not be taken) or on a grammar (SQL): no
+# schema can say it, so these may also answer 400 to data the document allows.
+STATE_DEPENDENT = {
+    "/api/alerts": "an alert's alias must be a model on the bench",
+    "/api/collection": "members, merger and shadows must be models on the bench; a new collection needs one",
+    "/api/collection/remove": "the collection must exist",
+    "/api/connection-limits": "the connection must be one a chat model uses",
+    "/api/model-limits": "the alias must be a model on the bench",
+    "/api/endpoint/default": "the endpoint must exist",
+    "/api/endpoint/key": "the endpoint must exist",
+    "/api/endpoint/remove": "the endpoint must exist",
+    "/api/endpoint/test": "the endpoint must exist",
+    "/api/gateway-key": "the name must be free and the collections must exist",
+    "/api/gateway-key/remove": "the key must exist",
+    "/api/gateway-settings": "max_calls may not go below any collection's size",
+    "/api/model": "the alias must be a model on the bench (and a new alias free)",
+    "/api/model-options": "the alias must be a model on the bench",
+    "/api/models": "the endpoint must exist, the alias be free, the served id one the endpoint lists",
+    "/api/remove": "the alias must be a model on the bench",
+    "/api/restore": "the alias must be a retired model",
+    "/api/sql": "the text must be one read-only SELECT over the ledger's tables",
+}
+
+
+@pytest.fixture(scope="module")
+def contract_stack(
+    tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider
+) -> Iterator[tuple[Stack, str]]:
+    home = tmp_path_factory.mktemp("contract")
+    stack = Stack(
+        home=home,
+        port=free_port(),
+        extra_env={"BENCHWARMERS_ADMIN_TOKEN": TOKEN, "BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key"},
+    )
+    with running(stack):
+        with httpx.Client(
+            base_url=stack.url, headers={"authorization": f"Bearer {TOKEN}"}, timeout=60
+        ) as admin:
+            for path, body in (
+                ("/api/endpoint", {"name": "fake", "base": provider.base_url}),
+                ("/api/models", {"served": "contract-a", "endpoint": "fake"}),
+                ("/api/models", {"served": "contract-b", "endpoint": "fake"}),
+            ):
+                assert admin.post(path, json=body).status_code == 200
+            key = admin.post("/api/gateway-key", json={"name": "contract"}).json()["key"]
+        yield stack, key
+
+
+def config(key: str) -> str:
+    """Schemathesis's configuration: credentials per security scheme, examples, the tuned operations."""
+    lines = [
+        f"[generation]\nmax-examples = {EXAMPLES}",
+        f'[auth.openapi.AdminToken]\nbearer = "{TOKEN}"',
+        f'[auth.openapi.GatewayKey]\nbearer = "{key}"',
+        *(
+            f'[auth.openapi.{name}]\napi_key = "{key}"'
+            for name in ("GatewayKeyHeader", "GoogleKeyHeader", "GoogleKeyQuery")
+        ),
+    ]
+    for path in STATE_DEPENDENT:
+        lines.append(
+            f'[[operations]]\ninclude-path = "{path}"\n'
+            "[operations.checks.positive_data_acceptance]\n"
+            'expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429"]'
+        )
+    return "\n\n".join(lines) + "\n"
+
+
+def run_schemathesis(stack: Stack, key: str, folder: Path) -> dict[str, Any]:
+    document = httpx.get(f"{stack.url}/openapi.json", headers={"authorization": f"Bearer {TOKEN}"}).json()
+    (folder / "openapi.json").write_text(json.dumps(document))
+    (folder / "schemathesis.toml").write_text(config(key))
+    report = folder / "report.json"
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("st")),
+            "--config-file",
+            str(folder / "schemathesis.toml"),
+            "run",
+            str(folder / "openapi.json"),
+            "--url",
+            stack.url,
+            "--workers",
+            "1",
+            "--seed",
+            "24",
+            "--exclude-path",
+            "/api/endpoint",
+            "--report",
+            "json",
+            "--report-json-path",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(report.read_text())
+    result["output"] = done.stdout
+    (folder / "output.txt").write_text(done.stdout)  # the whole run, for a failure's reader
+    return result
+
+
+def test_every_phase_and_check_passes_over_the_whole_api(
+    contract_stack: tuple[Stack, str], tmp_path: Path
+) -> None:
+    stack, key = contract_stack
+    report = run_schemathesis(stack, key, tmp_path)
+    tail = report["output"][-6000:]
+    assert report["failures"] == [], tail
+    assert report["errors"] == [], tail
+    assert {name: phase["status"] for name, phase in report["phases"].items()} == dict.fromkeys(
+        ("examples", "coverage", "fuzzing", "stateful"), "success"
+    ), tail
+    assert report["operations"]["tested"] >= 60, report["operations"]
+    assert report["warnings"]["low_valid_rate"] == [], report["warnings"]
+    # Operations that mostly refused generated data: only those whose refusals depend on what exists.
+    mostly_refused = {label.split(" ", 1)[1] for label in report["warnings"]["validation_mismatch"]}
+    assert mostly_refused <= set(STATE_DEPENDENT), mostly_refused
