@@ -173,7 +173,7 @@ OLLAMA_GENERATE = obj(
     examples=[{"model": "bench/example", "prompt": "Say hi", "stream": False}],
 )
 OLLAMA_SHOW = obj(
-    {"model": TEXT, "name": TEXT},
+    {"model": NAME, "name": NAME},
     examples=[{"model": "bench/example"}],
     anyOf=[{"required": ["model"]}, {"required": ["name"]}],
 )
@@ -212,13 +212,12 @@ GEMINI_GENERATE = obj(
     examples=[{"contents": [{"role": "user", "parts": [{"text": "Say hi"}]}]}],
 )
 
-GEMINI_COUNT = obj(  # H-G9: the contents alone, or wrapped as a generateContentRequest; none counts 0
-    {
-        "contents": GEMINI_GENERATE["properties"]["contents"],
-        "generateContentRequest": {**GEMINI_GENERATE, "required": [], "examples": []},
-    },
-    examples=[{"contents": [{"role": "user", "parts": [{"text": "Say hi"}]}]}],
+GEMINI_TURNS = {"contents": GEMINI_GENERATE["properties"]["contents"], "systemInstruction": GEMINI_SYSTEM}
+GEMINI_COUNT = one_of(  # H-G9: the contents, or a generateContentRequest (then what is beside it is not read)
+    obj(GEMINI_TURNS, not_={"required": ["generateContentRequest"]}),
+    obj({"generateContentRequest": obj(GEMINI_TURNS)}, ("generateContentRequest",)),
 )
+GEMINI_COUNT["examples"] = [{"contents": [{"role": "user", "parts": [{"text": "Say hi"}]}]}]
 GEMINI_CALLS = ("generateContent", "streamGenerateContent", "countTokens")
 
 # ---------------------------------------------------------------- /bench

@@ -32,7 +32,9 @@ SCHEMES: dict[str, Schema] = {
 }
 ADMIN_SECURITY: list[dict[str, list[str]]] = [{"AdminToken": []}, {"AdminSession": []}]
 GATEWAY_SECURITY: list[dict[str, list[str]]] = [
-    {"GatewayKey": []}, {"GatewayKeyHeader": []}, {"GoogleKeyHeader": []},
+    {"GatewayKey": []},
+    {"GatewayKeyHeader": []},
+    {"GoogleKeyHeader": []},
 ]
 GEMINI_SECURITY = [*GATEWAY_SECURITY, {"GoogleKeyQuery": []}]
 
@@ -61,20 +63,6 @@ PARAMETERS: dict[str, list[Schema]] = {
     "/bench/record": [
         {"name": "collection", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
         {"name": "task", "in": "query", "required": False, "schema": {"type": "string"}},
-    ],
-    "/api/usage": [  # FastAPI reads a number as a Unix time too
-        {
-            "name": "since",
-            "in": "query",
-            "required": False,
-            "schema": {
-                "anyOf": [
-                    {"type": "string", "format": "date-time"},
-                    {"type": "number", "minimum": 0, "maximum": 10_000_000_000},
-                ]
-            },
-            "description": "ISO 8601 (a time without a zone is UTC) or Unix seconds",
-        },
     ],
 }
 MODEL_PARAMETER = {"name": "model", "in": "path", "required": True, "schema": MODEL}
@@ -139,9 +127,6 @@ def admin_operation(path: str, method: str, operation: dict[str, Any]) -> None:
     operation["responses"].pop("422", None)
     if method == "post":
         operation.setdefault("requestBody", NO_BODY)
-    for parameter in operation.get("parameters", []):
-        override = next((p for p in PARAMETERS.get(path, []) if p["name"] == parameter["name"]), None)
-        parameter.update(override or {})
     if route_kind(path) == "admin":
         operation["security"] = ADMIN_SECURITY
 

@@ -11,7 +11,10 @@ NULLABLE_TEXT: Schema = {"type": ["string", "null"]}
 ABSENT: Schema = {"type": "null", "description": "not served by this gateway: leave it out (or null)"}
 OBJECT: Schema = {"type": "object"}
 # P-6: an image is an http(s) URL or a base64 data URL of an image; the gateway never fetches it.
-IMAGE_URL: Schema = {"type": "string", "pattern": r"^(https?://[^/?#\s]+|data:image/[A-Za-z0-9.+-]+;base64,)"}
+# The host's characters are Python's: its `\s` also takes \x1c-\x1f and \x85, which JSON Schema's does not.
+HOST = r"[^/?#\s\u001c-\u001f\u0085]+"
+HTTP_URL: Schema = {"type": "string", "pattern": rf"^https?://{HOST}"}
+IMAGE_URL: Schema = {"type": "string", "pattern": rf"^(https?://{HOST}|data:image/[A-Za-z0-9.+-]+;base64,)"}
 IMAGE_MIME: Schema = {"type": "string", "pattern": r"^image/[A-Za-z0-9.+-]+$"}
 BASE64: Schema = {"type": "string", "minLength": 1, "description": "base64 image bytes"}
 OLLAMA_BASE64: Schema = {"type": "string", "pattern": r"^[A-Za-z0-9+/_-]+={0,2}$"}
@@ -34,7 +37,11 @@ COMMON: Schema = {"stream": STREAM, "with": WITH, "bench": BENCH}
 
 def obj(properties: Schema, required: tuple[str, ...] = (), **extra: Any) -> Schema:
     """An object with these properties; others are allowed (formats carry fields a panel passes over)."""
-    schema: Schema = {"type": "object", "properties": properties, **extra}
+    schema: Schema = {
+        "type": "object",
+        "properties": properties,
+        **{k.rstrip("_"): v for k, v in extra.items()},
+    }
     if required:
         schema["required"] = list(required)
     return schema

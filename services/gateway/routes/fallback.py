@@ -25,7 +25,7 @@ CATCH_ALL = f"/{{rest:{ANYTHING}}}"
 
 
 def shown_path(path: str) -> str:
-    """A route as a client reads it: `/v1beta/models/{target:path}` → `/v1beta/models/{target}`."""
+    """A route as a client reads it: `/v1beta/models/{target:gemini_call}` → `/v1beta/models/{target}`."""
     return PARAMETER.sub(r"{\1}", path)
 
 
