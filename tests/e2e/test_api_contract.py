@@ -56,6 +56,17 @@ STATE_DEPENDENT = {
     "/api/sql": "the text must be one read-only SELECT over the ledger's tables",
 }
 
+# What exists on the stack, for the fuzzer to name most of the time (names it makes up rarely exist).
+DICTIONARIES = {"endpoints": ["fake"], "aliases": ["contract-a", "contract-b"], "sql": ["SELECT 1"]}
+BINDINGS = {
+    "/api/endpoint/default": {"name": "endpoints"}, "/api/endpoint/key": {"name": "endpoints"},
+    "/api/endpoint/remove": {"name": "endpoints"}, "/api/endpoint/test": {"name": "endpoints"},
+    "/api/models": {"endpoint": "endpoints"}, "/api/connection-limits": {"connection": "endpoints"},
+    "/api/model": {"alias": "aliases"}, "/api/model-limits": {"alias": "aliases"},
+    "/api/model-options": {"alias": "aliases"}, "/api/remove": {"alias": "aliases"},
+    "/api/collection": {"members[*]": "aliases"}, "/api/alerts": {"alias": "aliases"}, "/api/sql": {"sql": "sql"},
+}
+
 
 @pytest.fixture(scope="module")
 def contract_stack(
@@ -92,12 +103,18 @@ def config(key: str) -> str:
             for name in ("GatewayKeyHeader", "GoogleKeyHeader", "GoogleKeyQuery")
         ),
     ]
-    for path in STATE_DEPENDENT:
-        lines.append(
-            f'[[operations]]\ninclude-path = "{path}"\n'
-            "[operations.checks.positive_data_acceptance]\n"
-            'expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429"]'
-        )
+    for name, values in DICTIONARIES.items():
+        lines.append(f"[dictionaries.{name}]\nvalues = {json.dumps(values)}")
+    for path in sorted({*BINDINGS, *STATE_DEPENDENT}):  # one entry per path: the first that matches applies
+        entry = [f'[[operations]]\ninclude-path = "{path}"']
+        if path in BINDINGS:
+            pairs = ", ".join(f'"body.{field}" = {{ dictionary = "{name}", probability = 0.8 }}'
+                              for field, name in BINDINGS[path].items())
+            entry.append(f"parameters = {{ {pairs} }}")
+        if path in STATE_DEPENDENT:
+            entry.append('[operations.checks.positive_data_acceptance]\n'
+                         'expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429"]')
+        lines.append("\n".join(entry))
     return "\n\n".join(lines) + "\n"
 
 
