@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.gateway.access import key_hash
-from services.gateway.admin.rules import NAME_RE, Invalid, Rule, is_int, strip_bench, unknown_fields
+from services.gateway.admin.rules import NAME_RE, Invalid, Missing, Rule, is_int, strip_bench, unknown_fields
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent, GatewayKeyCreated, GatewayKeyRevoked
 
@@ -49,7 +49,7 @@ def revoke_key(body: dict[str, Any]) -> Rule:
         errors = unknown_fields(body, ("name",))
         name = body.get("name")
         if not isinstance(name, str) or name not in state.gateway_keys:
-            errors.append(f"no gateway key named {name!r}")
+            errors.append(Missing(f"no gateway key named {name!r}"))
         if errors:
             raise Invalid(errors)
         return GatewayKeyRevoked(id=event_id, name=name)

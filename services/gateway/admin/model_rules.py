@@ -11,6 +11,7 @@ from services.gateway.admin.rules import (
     NOT_CHAT_ROLES,
     ROLES,
     Invalid,
+    Missing,
     Rule,
     is_int,
     unknown_fields,
@@ -25,7 +26,7 @@ def registered(alias: Any, state: ConfigState, errors: list[str]) -> str:
     if isinstance(alias, str) and alias in state.retired:
         errors.append(f"{alias!r} is retired; restore it first")
     elif not isinstance(alias, str) or alias not in state.models:
-        errors.append(f"no model with alias {alias!r} on the bench")
+        errors.append(Missing(f"no model with alias {alias!r} on the bench"))
     else:
         return alias
     return ""
@@ -107,7 +108,7 @@ def restore_model(body: dict[str, Any]) -> Rule:
         if record is None:
             on_bench = isinstance(alias, str) and alias in state.models
             errors.append(f"{alias!r} is on the bench, not retired" if on_bench
-                          else f"no retired model {alias!r}")
+                          else Missing(f"no retired model {alias!r}"))
         else:
             model = record.model
             if model.endpoint not in state.endpoints:

@@ -42,10 +42,19 @@ REASON_MAX = 500
 Rule = Callable[[ConfigState, str], ConfigEvent]
 
 
+class Missing(str):
+    """A reason that is only "the thing named does not exist": a write refused for such reasons alone is a
+    404 (no such thing), not a 400 (issue 24: the body fits the schema, the state does not)."""
+
+
 class Invalid(Exception):
     def __init__(self, errors: list[str]) -> None:
         super().__init__("; ".join(errors))
         self.errors = errors
+
+    @property
+    def status(self) -> int:
+        return 404 if self.errors and all(isinstance(e, Missing) for e in self.errors) else 400
 
 
 def strip_bench(name: Any) -> Any:
@@ -224,7 +233,7 @@ def retire_model(body: dict[str, Any]) -> Rule:
         if alias in state.retired:
             errors.append(f"{alias!r} is already retired")
         elif not isinstance(alias, str) or alias not in state.models:
-            errors.append(f"no model with alias {alias!r} on the bench")
+            errors.append(Missing(f"no model with alias {alias!r} on the bench"))
         reason = body.get("reason") or ""
         if not isinstance(reason, str) or len(reason) > REASON_MAX:
             errors.append(f'"reason" must be text of at most {REASON_MAX} characters')
@@ -334,7 +343,7 @@ def remove_collection(body: dict[str, Any]) -> Rule:
         errors = unknown_fields(body, ("name",))
         name = strip_bench(body.get("name"))
         if not isinstance(name, str) or name not in state.collections:
-            errors.append(f"no collection named {name!r}")
+            errors.append(Missing(f"no collection named {name!r}"))
         if errors:
             raise Invalid(errors)
         return CollectionRemoved(id=event_id, by="admin", name=name)

@@ -282,13 +282,17 @@ class LimitValues(Body):
 
 
 class ConnectionLimitsBody(Body):
-    connection: str
+    connection: str = shaped(pattern=NAME)
     limits: LimitValues
+
+
+class ModelLimitValues(LimitValues):
+    rpmo: int | None = shaped(None, "a connection's limit only", type="null")
 
 
 class ModelLimitsBody(Body):
-    alias: str
-    limits: LimitValues
+    alias: str = shaped(pattern=ALIAS)
+    limits: ModelLimitValues
 
 
 class Limits(BaseModel):

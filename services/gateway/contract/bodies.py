@@ -8,6 +8,7 @@ from services.gateway.contract.shapes import (
     ABSENT,
     BASE64,
     COMMON,
+    HTTP_URL,
     IMAGE_MIME,
     IMAGE_URL,
     MODEL,
@@ -188,7 +189,7 @@ GEMINI_PART = one_of(  # one kind of content per part
         additionalProperties=False,
     ),
     obj(
-        {"fileData": obj({"mimeType": IMAGE_MIME, "fileUri": IMAGE_URL}, ("fileUri",))},
+        {"fileData": obj({"mimeType": IMAGE_MIME, "fileUri": HTTP_URL}, ("fileUri",))},
         ("fileData",),
         additionalProperties=False,
     ),
@@ -198,7 +199,7 @@ GEMINI_CONTENT = obj(
     ("parts",),
 )
 GEMINI_SYSTEM = one_of(
-    TEXT, obj({"parts": {"type": "array", "items": obj({"text": TEXT}, ("text",))}}, ("parts",))
+    NULLABLE_TEXT, obj({"parts": {"type": "array", "items": obj({"text": TEXT}, ("text",))}}, ("parts",))
 )
 GEMINI_GENERATE = obj(
     {

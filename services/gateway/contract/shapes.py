@@ -11,10 +11,12 @@ NULLABLE_TEXT: Schema = {"type": ["string", "null"]}
 ABSENT: Schema = {"type": "null", "description": "not served by this gateway: leave it out (or null)"}
 OBJECT: Schema = {"type": "object"}
 # P-6: an image is an http(s) URL or a base64 data URL of an image; the gateway never fetches it.
-# The host's characters are Python's: its `\s` also takes \x1c-\x1f and \x85, which JSON Schema's does not.
-HOST = r"[^/?#\s\u001c-\u001f\u0085]+"
-HTTP_URL: Schema = {"type": "string", "pattern": rf"^https?://{HOST}"}
-IMAGE_URL: Schema = {"type": "string", "pattern": rf"^(https?://{HOST}|data:image/[A-Za-z0-9.+-]+;base64,)"}
+# An http(s) URL whose host and port can be read: an RFC 3986 host name, a port up to 65535.
+HOST = r"[A-Za-z0-9._~!$&'()*+,;=%-]+"
+PORT = r"(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?"
+HTTP = rf"https?://{HOST}{PORT}([/?#][\s\S]*)?$"
+HTTP_URL: Schema = {"type": "string", "pattern": f"^{HTTP}"}
+IMAGE_URL: Schema = {"type": "string", "pattern": rf"^({HTTP}|data:image/[A-Za-z0-9.+-]+;base64,)"}
 IMAGE_MIME: Schema = {"type": "string", "pattern": r"^image/[A-Za-z0-9.+-]+$"}
 BASE64: Schema = {"type": "string", "minLength": 1, "description": "base64 image bytes"}
 OLLAMA_BASE64: Schema = {"type": "string", "pattern": r"^[A-Za-z0-9+/_-]+={0,2}$"}
