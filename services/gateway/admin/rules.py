@@ -47,6 +47,11 @@ class Missing(str):
     404 (no such thing), not a 400 (issue 24: the body fits the schema, the state does not)."""
 
 
+class Conflict(str):
+    """A reason that is only "not in the state it is now" (a name taken, a model already retired, an endpoint
+    still serving models): refused for such reasons (and missing ones) alone, a write is a 409."""
+
+
 class Invalid(Exception):
     def __init__(self, errors: list[str]) -> None:
         super().__init__("; ".join(errors))
@@ -54,7 +59,9 @@ class Invalid(Exception):
 
     @property
     def status(self) -> int:
-        return 404 if self.errors and all(isinstance(e, Missing) for e in self.errors) else 400
+        if not self.errors or not all(isinstance(e, Missing | Conflict) for e in self.errors):
+            return 400
+        return 404 if all(isinstance(e, Missing) for e in self.errors) else 409
 
 
 def strip_bench(name: Any) -> Any:
@@ -231,7 +238,7 @@ def retire_model(body: dict[str, Any]) -> Rule:
         errors = unknown_fields(body, ("alias", "reason"))
         alias = body.get("alias")
         if alias in state.retired:
-            errors.append(f"{alias!r} is already retired")
+            errors.append(Conflict(f"{alias!r} is already retired"))
         elif not isinstance(alias, str) or alias not in state.models:
             errors.append(Missing(f"no model with alias {alias!r} on the bench"))
         reason = body.get("reason") or ""

@@ -8,9 +8,9 @@ refusal is an `ErrorReply`.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from shared.alerts import KEY_PREFIXES, KINDS, Alert
 from shared.commands import KnownLimits, QuotaLine, RestingLine, SentLine, UsageLine
@@ -23,6 +23,14 @@ Reply = Literal["all", "merged", "route"]
 def one_of(*choices: str) -> Any:
     """A choice the rules check (a wrong one is reported with every other reason), shown as an enum."""
     return Field(default=None, json_schema_extra={"enum": [*choices, None]})
+
+
+def whole(value: Any) -> Any:
+    """JSON says 3.0 is the integer 3 (as JSON Schema reads it); any other value is left to the checks."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+Whole = Annotated[int, BeforeValidator(whole)]
 
 
 def shaped(default: Any = ..., description: str | None = None, **constraints: Any) -> Any:
@@ -57,8 +65,9 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorReply, "description": why}
     for status, why in (
         (400, "refused, with every reason"), (401, "sign in first"), (403, "not for this Host or Origin"),
-        (404, "no such thing"), (409, "the configuration kept changing"), (413, "body too large"),
-        (415, "not JSON"), (503, "a service this needs is not running"),
+        (404, "no such thing"),
+        (409, "not in that state now (a name taken, …), or the configuration kept changing"),
+        (413, "body too large"), (415, "not JSON"), (503, "a service this needs is not running"),
     )
 }
 
@@ -142,8 +151,8 @@ class ModelRegisterBody(Body):
     served: str = shaped(pattern=r"^[!-~]{1,200}$")
     endpoint: str = shaped(pattern=NAME)
     alias: str | None = shaped(None, pattern=ALIAS)
-    context_window: int | None = shaped(None, **POSITIVE)
-    max_output: int | None = shaped(None, **POSITIVE)
+    context_window: Whole | None = shaped(None, **POSITIVE)
+    max_output: Whole | None = shaped(None, **POSITIVE)
     role: str | None = None
     ad_hoc: bool | None = None
     vision: bool | None = None
@@ -159,7 +168,7 @@ class ModelChangeBody(Body):
 
 class ModelOptionsBody(Body):
     alias: str = shaped(pattern=ALIAS)
-    max_tokens: int | None = shaped(minimum=1, maximum=1_000_000)
+    max_tokens: Whole | None = shaped(minimum=1, maximum=1_000_000)
 
 
 class RetireBody(Body):
@@ -262,8 +271,8 @@ class CollectionRemovedReply(Ok):
 
 
 class SettingsBody(Body):
-    max_calls: int | None = shaped(None, type="integer", minimum=1, maximum=10)  # left out, not null
-    max_explorers: int | None = shaped(None, type="integer", minimum=0, maximum=2)
+    max_calls: Whole | None = shaped(None, type="integer", minimum=1, maximum=10)  # left out, not null
+    max_explorers: Whole | None = shaped(None, type="integer", minimum=0, maximum=2)
 
 
 class SettingsReply(Ok):
@@ -274,11 +283,11 @@ class SettingsReply(Ok):
 
 
 class LimitValues(Body):
-    rpm: int | None = shaped(None, **POSITIVE)
-    rpd: int | None = shaped(None, **POSITIVE)
-    tpm: int | None = shaped(None, **POSITIVE)
-    tpd: int | None = shaped(None, **POSITIVE)
-    rpmo: int | None = shaped(None, **POSITIVE)
+    rpm: Whole | None = shaped(None, **POSITIVE)
+    rpd: Whole | None = shaped(None, **POSITIVE)
+    tpm: Whole | None = shaped(None, **POSITIVE)
+    tpd: Whole | None = shaped(None, **POSITIVE)
+    rpmo: Whole | None = shaped(None, **POSITIVE)
 
 
 class ConnectionLimitsBody(Body):
@@ -287,7 +296,7 @@ class ConnectionLimitsBody(Body):
 
 
 class ModelLimitValues(LimitValues):
-    rpmo: int | None = shaped(None, "a connection's limit only", type="null")
+    rpmo: int | None = shaped(None, "a connection's limit only: leave it out", **{"not": {}})
 
 
 class ModelLimitsBody(Body):
@@ -366,7 +375,7 @@ class AllowPaidReply(Ok):
 class KeyCreateBody(Body):
     name: str = shaped(pattern=r"^(?!local$)[a-z0-9][a-z0-9-]{1,31}$")
     collections: list[str] | None = None
-    rpm: int | None = shaped(None, minimum=1, maximum=10_000)
+    rpm: Whole | None = shaped(None, minimum=1, maximum=10_000)
 
 
 class KeyName(Body):
@@ -477,7 +486,7 @@ class UsageReply(Ok):
 
 class SqlBody(Body):
     sql: str = Field(description="one SELECT (or WITH … SELECT) over the ledger's tables")
-    max_rows: int = Field(default=1000, ge=1, le=10_000)
+    max_rows: Whole = Field(default=1000, ge=1, le=10_000)
 
 
 class SqlReply(Ok):

@@ -213,7 +213,10 @@ GEMINI_GENERATE = obj(
     examples=[{"contents": [{"role": "user", "parts": [{"text": "Say hi"}]}]}],
 )
 
-GEMINI_TURNS = {"contents": GEMINI_GENERATE["properties"]["contents"], "systemInstruction": GEMINI_SYSTEM}
+GEMINI_TURNS = {  # a count takes no contents too (it counts 0)
+    "contents": {"type": "array", "items": GEMINI_CONTENT},
+    "systemInstruction": GEMINI_SYSTEM,
+}
 GEMINI_COUNT = one_of(  # H-G9: the contents, or a generateContentRequest (then what is beside it is not read)
     obj(GEMINI_TURNS, not_={"required": ["generateContentRequest"]}),
     obj({"generateContentRequest": obj(GEMINI_TURNS)}, ("generateContentRequest",)),

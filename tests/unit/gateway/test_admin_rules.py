@@ -301,3 +301,9 @@ def test_a_write_naming_only_what_does_not_exist_is_404_and_any_other_reason_mak
     assert invalid(rules.save_collection({"name": "x", "members": ["m-a"]})).status == 400
     assert rules.Invalid([rules.Missing("no such thing"), "and a bad field"]).status == 400
     assert rules.Invalid([]).status == 400
+
+
+def test_a_write_the_state_does_not_allow_now_is_409() -> None:
+    assert invalid(rules.retire_model({"alias": "gone"})).status in (404, 409)
+    assert rules.Invalid([rules.Conflict("taken"), rules.Missing("no such")]).status == 409
+    assert rules.Invalid([rules.Conflict("taken"), "bad shape"]).status == 400
