@@ -175,14 +175,14 @@ def default_alias(served: str, endpoint: str, state: ConfigState) -> str:
 
 def alias_clashes(alias: str, served: str, endpoint: str, state: ConfigState) -> list[str]:
     if alias in state.renamed:
-        return [f"alias {alias!r} was renamed to {state.current_alias(alias)!r}; an old alias is never "
-                "reused"]
+        return [Conflict(f"alias {alias!r} was renamed to {state.current_alias(alias)!r}; an old alias is "
+                         "never reused")]
     if alias in state.retired:
-        return [f"alias {alias!r} belongs to a retired model; restore it, or pick another alias "
-                "(a retired alias is never reused)"]
+        return [Conflict(f"alias {alias!r} belongs to a retired model; restore it, or pick another alias "
+                         "(a retired alias is never reused)")]
     current = state.models.get(alias)
     if current is not None and (current.served, current.endpoint) != (served, endpoint):
-        return [f"alias {alias!r} already names {current.served} on {current.endpoint}"]
+        return [Conflict(f"alias {alias!r} already names {current.served} on {current.endpoint}")]
     for other in (*state.models, *state.retired, *state.renamed):
         if other != alias and other.lower() == alias.lower():
             return [f"alias {alias!r} differs only by case from {other!r}"]

@@ -181,21 +181,33 @@ OLLAMA_SHOW = obj(
 
 # ---------------------------------------------------------------- Gemini
 
-GEMINI_PART = one_of(  # one kind of content per part
-    obj({"text": TEXT}, ("text",), additionalProperties=False),
-    obj(
-        {"inlineData": obj({"mimeType": IMAGE_MIME, "data": BASE64}, ("mimeType", "data"))},
-        ("inlineData",),
-        additionalProperties=False,
-    ),
-    obj(
-        {"fileData": obj({"mimeType": IMAGE_MIME, "fileUri": HTTP_URL}, ("fileUri",))},
-        ("fileData",),
-        additionalProperties=False,
-    ),
+# A part carries one kind of content: the first of these it has is the one read (snake_case spellings too).
+PART_KINDS = (
+    "text",
+    "inlineData",
+    "fileData",
+    "functionCall",
+    "functionResponse",
+    "executableCode",
+    "codeExecutionResult",
+)
+SPELLINGS = {
+    kind: (kind, "".join(f"_{c.lower()}" if c.isupper() else c for c in kind)) for kind in PART_KINDS
+}
+
+
+def only(kind: str, content: Schema) -> Schema:
+    others = [{"required": [name]} for other in PART_KINDS if other != kind for name in SPELLINGS[other]]
+    return obj({kind: content}, (kind,), not_={"anyOf": others})
+
+
+GEMINI_PART = one_of(
+    only("text", TEXT),
+    only("inlineData", obj({"mimeType": IMAGE_MIME, "data": BASE64}, ("mimeType", "data"))),
+    only("fileData", obj({"mimeType": IMAGE_MIME, "fileUri": HTTP_URL}, ("fileUri",))),
 )
 GEMINI_CONTENT = obj(
-    {"role": {"enum": ["user", "model"]}, "parts": {"type": "array", "items": GEMINI_PART, "minItems": 1}},
+    {"role": {"enum": ["user", "model"]}, "parts": {"type": "array", "items": GEMINI_PART}},
     ("parts",),
 )
 GEMINI_SYSTEM = one_of(
