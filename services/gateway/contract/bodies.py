@@ -204,7 +204,10 @@ def only(kind: str, content: Schema) -> Schema:
 GEMINI_PART = one_of(
     only("text", TEXT),
     only("inlineData", obj({"mimeType": IMAGE_MIME, "data": BASE64}, ("mimeType", "data"))),
-    only("fileData", obj({"mimeType": IMAGE_MIME, "fileUri": HTTP_URL}, ("fileUri",))),
+    only(
+        "fileData",
+        obj({"mimeType": {"anyOf": [IMAGE_MIME, {"type": "null"}]}, "fileUri": HTTP_URL}, ("fileUri",)),
+    ),
 )
 GEMINI_CONTENT = obj(
     {"role": {"enum": ["user", "model"]}, "parts": {"type": "array", "items": GEMINI_PART}},
