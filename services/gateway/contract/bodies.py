@@ -210,7 +210,10 @@ GEMINI_PART = one_of(
     ),
 )
 GEMINI_CONTENT = obj(
-    {"role": {"enum": ["user", "model"]}, "parts": {"type": "array", "items": GEMINI_PART}},
+    {
+        "role": {"enum": ["user", "model", "function", "", None]},
+        "parts": {"type": "array", "items": GEMINI_PART},
+    },
     ("parts",),
 )
 GEMINI_SYSTEM = one_of(
