@@ -6,7 +6,9 @@ data refused, right data accepted, wrong methods 405 with `Allow`, auth enforced
 use, bounded by examples per operation; its JSON report is what the test reads.
 
 Left out: adding an endpoint (its model list is fetched from the endpoint's base, and a fuzzed base must
-never become traffic to an address off this machine).
+never become traffic to an address off this machine); the ledger rebuild (it throws the ledger's tables away,
+and while it folds the stream again every ledger view answers 503 by design, which the run counts as a
+server error; two rebuilds at once also fail with 500, LedgerFileBusy).
 
 Where "right data accepted" cannot hold from the document alone, the operation may also answer 400; each
 is listed in `STATE_DEPENDENT` with why. The stack has no collection, so a generation is refused at

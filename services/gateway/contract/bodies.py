@@ -221,7 +221,7 @@ GEMINI_SYSTEM = one_of(
 )
 GEMINI_GENERATE = obj(
     {
-        "contents": turns(GEMINI_CONTENT),
+        "contents": one_of(turns(GEMINI_CONTENT), GEMINI_CONTENT),  # one content may come bare
         "systemInstruction": GEMINI_SYSTEM,
         "generationConfig": OBJECT,
         "with": COMMON["with"],
@@ -232,7 +232,7 @@ GEMINI_GENERATE = obj(
 )
 
 GEMINI_TURNS = {  # a count takes no contents too (it counts 0)
-    "contents": {"type": "array", "items": GEMINI_CONTENT},
+    "contents": one_of({"type": ["array", "null"], "items": GEMINI_CONTENT}, GEMINI_CONTENT),
     "systemInstruction": GEMINI_SYSTEM,
 }
 GEMINI_COUNT = one_of(  # H-G9: the contents, or a generateContentRequest (then what is beside it is not read)
