@@ -130,6 +130,8 @@ def run_schemathesis(stack: Stack, key: str, folder: Path) -> dict[str, Any]:
             "24",
             "--exclude-path",
             "/api/endpoint",
+            "--exclude-path",
+            "/api/ledger/rebuild",
             "--report",
             "json",
             "--report-json-path",
@@ -158,7 +160,7 @@ def test_every_phase_and_check_passes_over_the_whole_api(
     assert {name: phase["status"] for name, phase in report["phases"].items()} == dict.fromkeys(
         ("examples", "coverage", "fuzzing", "stateful"), "success"
     ), tail
-    assert report["operations"]["tested"] >= 60, report["operations"]
+    assert report["operations"]["tested"] >= 59, report["operations"]
     assert report["warnings"]["low_valid_rate"] == [], report["warnings"]
     # Operations that mostly refused generated data: fewer than five, each one whose refusals depend on state.
     mostly_refused = {label.split(" ", 1)[1] for label in report["warnings"]["validation_mismatch"]}
