@@ -235,8 +235,9 @@ GEMINI_TURNS = {  # a count takes no contents too (it counts 0)
     "contents": one_of({"type": ["array", "null"], "items": GEMINI_CONTENT}, GEMINI_CONTENT),
     "systemInstruction": GEMINI_SYSTEM,
 }
-GEMINI_COUNT = one_of(  # H-G9: the contents, or a generateContentRequest (then what is beside it is not read)
-    obj(GEMINI_TURNS, not_={"required": ["generateContentRequest"]}),
+WRAPPED = {"required": ["generateContentRequest"], "properties": {"generateContentRequest": OBJECT}}
+GEMINI_COUNT = one_of(  # H-G9: the contents, or a generateContentRequest object (then nothing beside it is read)
+    obj(GEMINI_TURNS, not_=WRAPPED),
     obj({"generateContentRequest": obj(GEMINI_TURNS)}, ("generateContentRequest",)),
 )
 GEMINI_COUNT["examples"] = [{"contents": [{"role": "user", "parts": [{"text": "Say hi"}]}]}]
