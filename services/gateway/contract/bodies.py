@@ -236,7 +236,8 @@ GEMINI_TURNS = {  # a count takes no contents too (it counts 0)
     "systemInstruction": GEMINI_SYSTEM,
 }
 WRAPPED = {"required": ["generateContentRequest"], "properties": {"generateContentRequest": OBJECT}}
-GEMINI_COUNT = one_of(  # H-G9: the contents, or a generateContentRequest object (then nothing beside it is read)
+# H-G9: the contents, or a generateContentRequest object (then nothing beside it is read)
+GEMINI_COUNT = one_of(
     obj(GEMINI_TURNS, not_=WRAPPED),
     obj({"generateContentRequest": obj(GEMINI_TURNS)}, ("generateContentRequest",)),
 )
