@@ -140,6 +140,7 @@ def run_schemathesis(stack: Stack, key: str, folder: Path) -> dict[str, Any]:
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
+        cwd=folder,  # its cache of past failures stays with the run, not in the repository
         check=False,
     )
     assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
