@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
+from services.gateway.admin.rules import COLLECTION_SHAPES, ROLES
 from shared.alerts import KEY_PREFIXES, KINDS, Alert
 from shared.commands import KnownLimits, QuotaLine, RestingLine, SentLine, UsageLine
 
@@ -153,7 +154,7 @@ class ModelRegisterBody(Body):
     alias: str | None = shaped(None, pattern=ALIAS)
     context_window: Whole | None = shaped(None, **POSITIVE)
     max_output: Whole | None = shaped(None, **POSITIVE)
-    role: str | None = None
+    role: str | None = one_of("", *ROLES)
     ad_hoc: bool | None = None
     vision: bool | None = None
     tools: bool | None = None
@@ -162,7 +163,7 @@ class ModelRegisterBody(Body):
 class ModelChangeBody(Body):
     alias: str = shaped(pattern=ALIAS)
     new_alias: str | None = shaped(None, pattern=ALIAS)
-    new_role: str | None = None
+    new_role: str | None = one_of(*ROLES)
     new_ad_hoc: bool | None = None
 
 
@@ -223,7 +224,7 @@ class CollectionBody(Body):
     add: list[str] | None = Field(default=None, description="members to add after the others")
     remove: list[str] | None = Field(default=None, description="members to take out")
     description: str | None = shaped(None, maxLength=300)
-    shape: str | None = None
+    shape: str | None = one_of("", *COLLECTION_SHAPES)
     tags: list[str] | None = shaped(None, maxItems=8, items={"type": "string", "pattern": TAG})
     reply: str | None = one_of("all", "merged", "route")
     merger: str | None = None
