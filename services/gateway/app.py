@@ -5,20 +5,22 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import structlog
 from fastapi import FastAPI
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
 
 from services.gateway.context import GatewayContext
+from services.gateway.contract.document import completed
 from services.gateway.deliver import PanelReplies
 from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
+from services.gateway.gateway_paths import is_gateway_path
 from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
 from services.gateway.mcp.server import McpEndpoint
+from services.gateway.methods import MethodTable
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.reply_mode import ReplyMode
 from services.gateway.route_mode.answer import RouteReplies
@@ -26,7 +28,7 @@ from services.gateway.route_mode.desk import RouteDesk
 from services.gateway.routes import admin, bench
 from services.gateway.routes.admin_api import ADMIN_ROUTERS
 from services.gateway.routes.extras import extra_endpoint
-from services.gateway.routes.fallback import is_gateway_path, not_found, shown_path
+from services.gateway.routes.fallback import CATCH_ALL, Fallback, shown_path
 from services.gateway.routes.generate import generation_endpoint
 from shared import bus, subjects
 from shared.bus_credentials import BusLogin
@@ -76,6 +78,13 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
                 await ops.stop()
 
     app = FastAPI(title="Benchwarmers gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = completed(FastAPI.openapi(app))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(Guard, settings=settings)  # inside the access log, which records its refusals too
     app.add_middleware(AccessLog)
     for fmt in FORMATS:
@@ -95,14 +104,11 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
     app.add_api_route("/health", admin.health, methods=["GET"])
 
     get_routes, post_routes = gateway_routes(app)
-
-    async def fallback(request: Request) -> Response:
-        return not_found(request, get_routes, post_routes)
-
-    app.add_api_route(
-        "/{rest:path}", fallback, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-        include_in_schema=False,
-    )
+    admin_routes = [route for router in ADMIN_ROUTERS for route in router.routes]  # included without prefix
+    table = MethodTable.of([*app.routes, *admin_routes], skip=CATCH_ALL)
+    app.state.methods = table  # the guard's preflight answers with the path's own methods
+    fallback = Fallback(table, tuple(get_routes), tuple(post_routes))
+    app.router.routes.append(Route(CATCH_ALL, fallback, include_in_schema=False))  # any method, known or not
     return app
 
 

@@ -23,6 +23,7 @@ from services.gateway.allow import Allowed, cors_headers, preflight_headers
 from services.gateway.errors_by_path import error_body
 from services.gateway.http import ADMIN_BODY_LIMIT, GATEWAY_BODY_LIMIT, IMAGE_ADVICE
 from services.gateway.keys.admit import RETRY_AFTER, key_book
+from services.gateway.methods import MethodTable, allow_header
 from shared.config_writer import config_caught_up
 from shared.settings import GatewaySettings
 from shared.version import version_line
@@ -64,7 +65,7 @@ class Guard:
                                       "localhost or [::1] with the port, BENCH_ALLOWED_HOSTS, or the public "
                                       "URL's host)")
                 if scope["method"] == "OPTIONS" and kind == "gateway":
-                    await respond(send, 204, None, self.preflight(origin, headers))
+                    await respond(send, 204, None, self.preflight(origin, headers, allowed(scope)))
                     return
                 receive = await self.check(scope, receive, headers, kind, origin)
         except Reject as reject:
@@ -82,9 +83,9 @@ class Guard:
         structlog.contextvars.bind_contextvars(who=caller.name)
         return receive
 
-    def preflight(self, origin: str | None, headers: Headers) -> dict[str, str]:
+    def preflight(self, origin: str | None, headers: Headers, methods: list[str]) -> dict[str, str]:
         if origin is None:
-            return {"Allow": "GET, POST, OPTIONS"}
+            return allow_header(methods)
         if not self.allowed.origin_ok(origin):
             raise Reject(403, f"origin {origin} is not allowed (BENCH_ALLOWED_ORIGINS)")
         return preflight_headers(origin, headers.get("access-control-request-headers"))
@@ -97,6 +98,8 @@ class Guard:
             raise Reject(403, "cross-site requests are refused here")
         if origin is not None and not origin_ok:
             raise Reject(403, f"origin {origin} is not allowed (BENCH_ALLOWED_ORIGINS)")
+        if "POST" not in allowed(scope):
+            return receive  # no body is read: the route table answers 405 (or 404)
         if not headers.get("content-type", "").lower().startswith("application/json"):
             raise Reject(415, "send the body as JSON with Content-Type: application/json")
         limit, advice = (GATEWAY_BODY_LIMIT, IMAGE_ADVICE) if kind == "gateway" else (ADMIN_BODY_LIMIT, "")
@@ -168,6 +171,13 @@ class Guard:
             await send(message)
 
         return sending
+
+
+def allowed(scope: Scope) -> list[str]:
+    """The methods of the path asked (OPTIONS included: this answers it), as the app's route table says; an
+    unknown path is held to every rule (its 404 lists the routes)."""
+    table: MethodTable = scope["app"].state.methods
+    return table.allowed(scope["path"], preflight=True) or ["GET", "POST", "OPTIONS"]
 
 
 def is_page(scope: Scope) -> bool:

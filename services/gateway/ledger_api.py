@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from services.gateway.ask import Refusal
@@ -37,6 +38,17 @@ def pending_request(body: dict[str, Any]) -> PendingRequest:
     if not string_list(calls):
         raise Refusal(400, '"calls" must be a list of call ids (strings)')
     return PendingRequest(calls=calls)
+
+
+def iso_time(text: str | None) -> datetime | None:
+    """`/api/usage?since=`: ISO 8601 (RFC 3339's lower-case `t`, `z` too); else 400, Unix times included."""
+    if text is None:
+        return None
+    try:
+        return datetime.fromisoformat(text.upper())
+    except ValueError:
+        raise Refusal(400, f'"since" must be an ISO 8601 time such as 2026-01-31T12:00:00Z (got {len(text)} '
+                           "characters that are not one)") from None
 
 
 def record_request(query: Mapping[str, str]) -> RecordRequest:

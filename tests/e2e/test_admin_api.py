@@ -181,10 +181,10 @@ def test_retiring_takes_a_model_out_of_its_collections_for_good(http: httpx.Clie
     models = {m["alias"]: m for m in http.get("/api/models").json()["models"]}
     assert models[gone]["retired"] is True and models[gone]["retired_why"] == "stopped answering"
     errors = refused(
-        http.post("/api/models", json={"served": "adm-other", "endpoint": "fake", "alias": gone})
+        http.post("/api/models", json={"served": "adm-other", "endpoint": "fake", "alias": gone}), 409
     )
     assert any("retired" in e for e in errors)
-    assert refused(http.post("/api/remove", json={"alias": gone}))
+    assert refused(http.post("/api/remove", json={"alias": gone}), 409)
 
 
 def test_a_removed_collection_leaves_the_model_list(http: httpx.Client) -> None:

@@ -93,7 +93,7 @@ def test_o5_an_endpoint_keeps_its_base_while_models_are_on_it(
     assert "stays chat" in errors(
         http.post("/api/endpoint", json={"name": "adr-ep", "base": provider.base_url, "api": "gemini"})
     )
-    assert "with_models" in errors(http.post("/api/endpoint/remove", json={"name": "adr-ep"}))
+    assert "with_models" in errors(http.post("/api/endpoint/remove", json={"name": "adr-ep"}), 409)
     default = ok(http.get("/api/endpoints"))["default_endpoint"]
     try:
         ok(http.post("/api/endpoint/default", json={"name": "adr-ep"}))
@@ -119,7 +119,7 @@ def test_a84_retire_and_restore_follow_the_collections(http: httpx.Client) -> No
     assert collection(http, "adr-84-roomy")["members"] == [keep]
     assert collection(http, "adr-84-roomy")["merger"] == ""
     again = {"served": "adr-84-x", "endpoint": "fake", "alias": gone, "ad_hoc": True}
-    assert "retired" in errors(http.post("/api/models", json=again))
+    assert "retired" in errors(http.post("/api/models", json=again), 409)
     extra = [model(http, f"adr-84-extra{i}") for i in range(4)]
     ok(http.post("/api/collection", json={"name": "adr-84-full", "add": [filler, *extra][:4]}))  # now 5 of 5
     restored = ok(http.post("/api/restore", json={"alias": gone}))["model"]
@@ -127,7 +127,7 @@ def test_a84_retire_and_restore_follow_the_collections(http: httpx.Client) -> No
     assert collection(http, "adr-84-roomy")["members"] == [keep, gone]
     assert collection(http, "adr-84-roomy")["merger"] == gone
     assert gone not in collection(http, "adr-84-full")["members"]  # no room there
-    assert "not retired" in errors(http.post("/api/restore", json={"alias": gone}))
+    assert "not retired" in errors(http.post("/api/restore", json={"alias": gone}), 409)
 
 
 def test_c5_a_rename_moves_the_alias_everywhere_and_the_old_one_is_never_reused(http: httpx.Client) -> None:
@@ -139,8 +139,8 @@ def test_c5_a_rename_moves_the_alias_everywhere_and_the_old_one_is_never_reused(
     assert collection(http, "adr-rename")["merger"] == "adr-renamed"
     assert ok(http.get("/api/models"))["renamed"][old] == "adr-renamed"
     never = {"served": "adr-x2", "endpoint": "fake", "alias": old, "ad_hoc": True}
-    assert "never reused" in errors(http.post("/api/models", json=never))
-    assert "taken" in errors(http.post("/api/model", json={"alias": "adr-renamed", "new_alias": old}))
+    assert "never reused" in errors(http.post("/api/models", json=never), 409)
+    assert "taken" in errors(http.post("/api/model", json={"alias": "adr-renamed", "new_alias": old}), 409)
     assert "differs only by case" in errors(
         http.post("/api/model", json={"alias": "adr-renamed", "new_alias": old.upper()})
     )
@@ -203,7 +203,7 @@ def test_l1_limits_per_connection_and_per_model(http: httpx.Client) -> None:
     assert saved["limits"]["rpm"] == 6000
     try:
         assert "not a connection" in errors(
-            http.post("/api/connection-limits", json={"connection": "nowhere", "limits": {"rpm": 1}})
+            http.post("/api/connection-limits", json={"connection": "nowhere", "limits": {"rpm": 1}}), 404
         )
         assert "positive" in errors(
             http.post("/api/model-limits", json={"alias": alias, "limits": {"rpm": 0}})

@@ -30,8 +30,8 @@ def ok(reply: httpx.Response) -> dict[str, Any]:
     return data
 
 
-def refused(reply: httpx.Response) -> str:
-    assert reply.status_code == 400, reply.text
+def refused(reply: httpx.Response, status: int = 400) -> str:
+    assert reply.status_code == status, reply.text
     return " | ".join(reply.json()["errors"])
 
 
@@ -68,7 +68,7 @@ def test_a_retry_that_answers_clears_the_retiring_alert_and_the_status_follows(
     provider.set_model(SERVED, behaviour="not_found")
     failed = ok(http.post("/api/retry", json={"alias": alias}))
     assert (failed["answered"], failed["failure"], failed["cleared"]) == (False, "structural", False)
-    assert "no model with alias 'nobody'" in refused(http.post("/api/retry", json={"alias": "nobody"}))
+    assert "no model with alias 'nobody'" in refused(http.post("/api/retry", json={"alias": "nobody"}), 404)
 
 
 def test_scheduler_settings_are_stored_and_bad_ones_refused_with_the_valid_ones(

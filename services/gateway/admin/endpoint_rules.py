@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gateway.admin.rules import Invalid, Rule, save_endpoint, unknown_fields
+from services.gateway.admin.rules import Conflict, Invalid, Missing, Rule, save_endpoint, unknown_fields
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent, EndpointRemoved, EndpointSaved
 from shared.ids import utcnow
@@ -50,7 +50,7 @@ def save_checked(body: dict[str, Any]) -> Rule:
 def existing(name: Any, state: ConfigState, errors: list[str]) -> str:
     if not isinstance(name, str) or name not in state.endpoints:
         known = ", ".join(sorted(state.endpoints)) or "none yet"
-        errors.append(f"no endpoint named {name!r} (endpoints: {known})")
+        errors.append(Missing(f"no endpoint named {name!r} (endpoints: {known})"))
         return ""
     return name
 
@@ -64,8 +64,8 @@ def remove_endpoint(body: dict[str, Any]) -> Rule:
             errors.append(f"{name} is the default endpoint: make another one the default first")
         on_it = models_on(name, state) if name else []
         if on_it and not with_models:
-            errors.append(f"{name} serves {', '.join(on_it)}: remove it with_models to retire them too "
-                          "(they can be restored later)")
+            errors.append(Conflict(f"{name} serves {', '.join(on_it)}: remove it with_models to retire them "
+                                   "too (they can be restored later)"))
         if errors:
             raise Invalid(errors)
         return EndpointRemoved(id=event_id, name=name, retire_models=bool(on_it))

@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from services.gateway.access import key_hash
-from services.gateway.admin.rules import NAME_RE, Invalid, Rule, is_int, strip_bench, unknown_fields
+from services.gateway.admin.rules import (
+    NAME_RE,
+    Conflict,
+    Invalid,
+    Missing,
+    Rule,
+    is_int,
+    strip_bench,
+    unknown_fields,
+)
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent, GatewayKeyCreated, GatewayKeyRevoked
 
@@ -21,7 +30,7 @@ def create_key(body: dict[str, Any], key: str) -> Rule:
             errors.append("a key's name must be 2-32 characters of a-z, 0-9 and -, starting with a letter "
                           f"or digit, and not 'local' (got {name!r})")
         elif name in state.gateway_keys:
-            errors.append(f"a key named {name!r} exists; revoke it first or pick another name")
+            errors.append(Conflict(f"a key named {name!r} exists; revoke it first or pick another name"))
         collections = body.get("collections")
         scope: list[str] | None = None
         if collections is not None:
@@ -49,7 +58,7 @@ def revoke_key(body: dict[str, Any]) -> Rule:
         errors = unknown_fields(body, ("name",))
         name = body.get("name")
         if not isinstance(name, str) or name not in state.gateway_keys:
-            errors.append(f"no gateway key named {name!r}")
+            errors.append(Missing(f"no gateway key named {name!r}"))
         if errors:
             raise Invalid(errors)
         return GatewayKeyRevoked(id=event_id, name=name)

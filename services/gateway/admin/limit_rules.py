@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gateway.admin.rules import NOT_CHAT_ROLES, Invalid, Rule, unknown_fields
+from services.gateway.admin.rules import NOT_CHAT_ROLES, Invalid, Missing, Rule, unknown_fields
 from shared.config_state import LIMIT_AXES, ConfigState
 from shared.events import ConfigEvent, LimitsSaved
 
@@ -43,8 +43,8 @@ def connection_limits(body: dict[str, Any]) -> Rule:
         name = body.get("connection")
         known = chat_connections(state)
         if name not in known:
-            errors.append(f"{name!r} is not a connection a chat model uses (connections: "
-                          f"{', '.join(sorted(known)) or 'none yet'})")
+            errors.append(Missing(f"{name!r} is not a connection a chat model uses (connections: "
+                                  f"{', '.join(sorted(known)) or 'none yet'})"))
         values = limit_values(body.get("limits"), LIMIT_AXES, errors)
         if errors:
             raise Invalid(errors)
@@ -58,7 +58,7 @@ def model_limits(body: dict[str, Any]) -> Rule:
         errors = unknown_fields(body, ("alias", "limits"))
         alias = body.get("alias")
         if not isinstance(alias, str) or alias not in state.models:
-            errors.append(f"no model with alias {alias!r} on the bench")
+            errors.append(Missing(f"no model with alias {alias!r} on the bench"))
         values = limit_values(body.get("limits"), MODEL_AXES, errors)
         if errors:
             raise Invalid(errors)

@@ -11,7 +11,9 @@ from services.gateway.admin.rules import (
     ALIAS_RE,
     NOT_CHAT_ROLES,
     ROLES,
+    Conflict,
     Invalid,
+    Missing,
     Rule,
     is_int,
     unknown_fields,
@@ -29,7 +31,7 @@ def registered(alias: Any, state: ConfigState, errors: list[str]) -> str:
     if isinstance(alias, str) and alias in state.retired:
         errors.append(f"{alias!r} is retired; restore it first")
     elif not isinstance(alias, str) or alias not in state.models:
-        errors.append(f"no model with alias {alias!r} on the bench")
+        errors.append(Missing(f"no model with alias {alias!r} on the bench"))
     else:
         return alias
     return ""
@@ -43,7 +45,8 @@ def new_alias_errors(new: Any, state: ConfigState) -> list[str]:
                 f"or digit (got {new!r})"]
     taken = [*state.models, *state.retired, *state.renamed]
     if new in taken:
-        return [f"alias {new!r} is taken (aliases in use, retired or renamed away are never reused)"]
+        why = "aliases in use, retired or renamed away are never reused"
+        return [Conflict(f"alias {new!r} is taken ({why})")]
     clash = next((a for a in taken if a.lower() == new.lower()), None)
     return [f"alias {new!r} differs only by case from {clash!r}"] if clash else []
 
@@ -110,8 +113,8 @@ def restore_model(body: dict[str, Any]) -> Rule:
         record = state.retired.get(alias) if isinstance(alias, str) else None
         if record is None:
             on_bench = isinstance(alias, str) and alias in state.models
-            errors.append(f"{alias!r} is on the bench, not retired" if on_bench
-                          else f"no retired model {alias!r}")
+            errors.append(Conflict(f"{alias!r} is on the bench, not retired") if on_bench
+                          else Missing(f"no retired model {alias!r}"))
         else:
             model = record.model
             if model.endpoint not in state.endpoints:

@@ -42,10 +42,26 @@ REASON_MAX = 500
 Rule = Callable[[ConfigState, str], ConfigEvent]
 
 
+class Missing(str):
+    """A reason that is only "the thing named does not exist": a write refused for such reasons alone is a
+    404 (no such thing), not a 400 (issue 24: the body fits the schema, the state does not)."""
+
+
+class Conflict(str):
+    """A reason that is only "not in the state it is now" (a name taken, a model already retired, an endpoint
+    still serving models): refused for such reasons (and missing ones) alone, a write is a 409."""
+
+
 class Invalid(Exception):
     def __init__(self, errors: list[str]) -> None:
         super().__init__("; ".join(errors))
         self.errors = errors
+
+    @property
+    def status(self) -> int:
+        if not self.errors or not all(isinstance(e, Missing | Conflict) for e in self.errors):
+            return 400
+        return 404 if all(isinstance(e, Missing) for e in self.errors) else 409
 
 
 def strip_bench(name: Any) -> Any:
@@ -159,14 +175,14 @@ def default_alias(served: str, endpoint: str, state: ConfigState) -> str:
 
 def alias_clashes(alias: str, served: str, endpoint: str, state: ConfigState) -> list[str]:
     if alias in state.renamed:
-        return [f"alias {alias!r} was renamed to {state.current_alias(alias)!r}; an old alias is never "
-                "reused"]
+        return [Conflict(f"alias {alias!r} was renamed to {state.current_alias(alias)!r}; an old alias is "
+                         "never reused")]
     if alias in state.retired:
-        return [f"alias {alias!r} belongs to a retired model; restore it, or pick another alias "
-                "(a retired alias is never reused)"]
+        return [Conflict(f"alias {alias!r} belongs to a retired model; restore it, or pick another alias "
+                         "(a retired alias is never reused)")]
     current = state.models.get(alias)
     if current is not None and (current.served, current.endpoint) != (served, endpoint):
-        return [f"alias {alias!r} already names {current.served} on {current.endpoint}"]
+        return [Conflict(f"alias {alias!r} already names {current.served} on {current.endpoint}")]
     for other in (*state.models, *state.retired, *state.renamed):
         if other != alias and other.lower() == alias.lower():
             return [f"alias {alias!r} differs only by case from {other!r}"]
@@ -222,9 +238,9 @@ def retire_model(body: dict[str, Any]) -> Rule:
         errors = unknown_fields(body, ("alias", "reason"))
         alias = body.get("alias")
         if alias in state.retired:
-            errors.append(f"{alias!r} is already retired")
+            errors.append(Conflict(f"{alias!r} is already retired"))
         elif not isinstance(alias, str) or alias not in state.models:
-            errors.append(f"no model with alias {alias!r} on the bench")
+            errors.append(Missing(f"no model with alias {alias!r} on the bench"))
         reason = body.get("reason") or ""
         if not isinstance(reason, str) or len(reason) > REASON_MAX:
             errors.append(f'"reason" must be text of at most {REASON_MAX} characters')
@@ -334,7 +350,7 @@ def remove_collection(body: dict[str, Any]) -> Rule:
         errors = unknown_fields(body, ("name",))
         name = strip_bench(body.get("name"))
         if not isinstance(name, str) or name not in state.collections:
-            errors.append(f"no collection named {name!r}")
+            errors.append(Missing(f"no collection named {name!r}"))
         if errors:
             raise Invalid(errors)
         return CollectionRemoved(id=event_id, by="admin", name=name)

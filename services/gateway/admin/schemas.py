@@ -8,12 +8,14 @@ refusal is an `ErrorReply`.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
-from shared.alerts import KINDS, Alert
+from services.gateway.admin.rules import COLLECTION_SHAPES, ROLES
+from shared.alerts import KEY_PREFIXES, KINDS, Alert
 from shared.commands import KnownLimits, QuotaLine, RestingLine, SentLine, UsageLine
+from shared.scheduled_jobs import JobName, Mode
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]
 Kind = Literal["provider", "aggregator", "hub", "local"]
@@ -23,6 +25,29 @@ Reply = Literal["all", "merged", "route"]
 def one_of(*choices: str) -> Any:
     """A choice the rules check (a wrong one is reported with every other reason), shown as an enum."""
     return Field(default=None, json_schema_extra={"enum": [*choices, None]})
+
+
+def whole(value: Any) -> Any:
+    """JSON says 3.0 is the integer 3 (as JSON Schema reads it); any other value is left to the checks."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+Whole = Annotated[int, BeforeValidator(whole)]
+
+
+def shaped(default: Any = ..., description: str | None = None, **constraints: Any) -> Any:
+    """A field whose shape the rules check (so a wrong value is reported with every other reason), shown in
+    the document so a client knows what it may send."""
+    return Field(default=default, description=description, json_schema_extra=constraints)
+
+
+NAME = r"^[a-z0-9][a-z0-9-]{1,31}$"  # collections, endpoints, gateway keys (rules.NAME_RE)
+ALIAS = r"^[A-Za-z0-9][A-Za-z0-9._-]{1,63}$"  # rules.ALIAS_RE
+ONE_LINE = r"^[ -~]*[!-~][ -~]*$"  # printable text, not only spaces (the rules take any printable Unicode)
+PREFIXES = "|".join(p for ps in KEY_PREFIXES.values() for p in ps)
+ALERT_KEY = rf"^({PREFIXES})[!-~]+$"
+TAG = r"^[a-z0-9][a-z0-9-]{0,23}$"  # rules.TAG_RE
+POSITIVE: dict[str, Any] = {"minimum": 1}
 
 
 class Body(BaseModel):
@@ -42,8 +67,9 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorReply, "description": why}
     for status, why in (
         (400, "refused, with every reason"), (401, "sign in first"), (403, "not for this Host or Origin"),
-        (404, "no such thing"), (409, "the configuration kept changing"), (413, "body too large"),
-        (415, "not JSON"), (503, "a service this needs is not running"),
+        (404, "no such thing"),
+        (409, "not in that state now (a name taken, …), or the configuration kept changing"),
+        (413, "body too large"), (415, "not JSON"), (503, "a service this needs is not running"),
     )
 }
 
@@ -52,7 +78,7 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
 
 
 class EndpointBody(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
     base: str
     api: str | None = one_of("chat", "responses", "anthropic", "gemini")
     kind: str | None = one_of("provider", "aggregator", "hub", "local")
@@ -63,11 +89,11 @@ class EndpointBody(Body):
 
 
 class EndpointName(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
 
 
 class EndpointRemoveBody(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
     with_models: bool = Field(default=False, description="retire the models on it (restorable later)")
 
 
@@ -124,36 +150,36 @@ class RemovedReply(Ok):
 
 
 class ModelRegisterBody(Body):
-    served: str
-    endpoint: str
-    alias: str | None = None
-    context_window: int | None = None
-    max_output: int | None = None
-    role: str | None = None
+    served: str = shaped(pattern=r"^[!-~]{1,200}$")
+    endpoint: str = shaped(pattern=NAME)
+    alias: str | None = shaped(None, pattern=ALIAS)
+    context_window: Whole | None = shaped(None, **POSITIVE)
+    max_output: Whole | None = shaped(None, **POSITIVE)
+    role: str | None = one_of("", *ROLES)
     ad_hoc: bool | None = None
     vision: bool | None = None
     tools: bool | None = None
 
 
 class ModelChangeBody(Body):
-    alias: str
-    new_alias: str | None = None
-    new_role: str | None = None
+    alias: str = shaped(pattern=ALIAS)
+    new_alias: str | None = shaped(None, pattern=ALIAS)
+    new_role: str | None = one_of(*ROLES)
     new_ad_hoc: bool | None = None
 
 
 class ModelOptionsBody(Body):
-    alias: str
-    max_tokens: int | None
+    alias: str = shaped(pattern=ALIAS)
+    max_tokens: Whole | None = shaped(minimum=1, maximum=1_000_000)
 
 
 class RetireBody(Body):
-    alias: str
-    reason: str | None = None
+    alias: str = shaped(pattern=ALIAS)
+    reason: str | None = shaped(None, maxLength=500)
 
 
 class AliasBody(Body):
-    alias: str
+    alias: str = shaped(pattern=ALIAS)
 
 
 class LastProbe(BaseModel):
@@ -201,13 +227,13 @@ class RetiredReply(Ok):
 
 
 class CollectionBody(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
     members: list[str] | None = None
     add: list[str] | None = Field(default=None, description="members to add after the others")
     remove: list[str] | None = Field(default=None, description="members to take out")
-    description: str | None = None
-    shape: str | None = None
-    tags: list[str] | None = None
+    description: str | None = shaped(None, maxLength=300)
+    shape: str | None = one_of("", *COLLECTION_SHAPES)
+    tags: list[str] | None = shaped(None, maxItems=8, items={"type": "string", "pattern": TAG})
     reply: str | None = one_of("all", "merged", "route")
     merger: str | None = None
     shadows: list[str] | None = Field(
@@ -216,7 +242,7 @@ class CollectionBody(Body):
 
 
 class CollectionName(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
 
 
 class CollectionView(BaseModel):
@@ -254,8 +280,8 @@ class CollectionRemovedReply(Ok):
 
 
 class SettingsBody(Body):
-    max_calls: int | None = None
-    max_explorers: int | None = None
+    max_calls: Whole | None = shaped(None, type="integer", minimum=1, maximum=10)  # left out, not null
+    max_explorers: Whole | None = shaped(None, type="integer", minimum=0, maximum=2)
 
 
 class SettingsReply(Ok):
@@ -266,21 +292,25 @@ class SettingsReply(Ok):
 
 
 class LimitValues(Body):
-    rpm: int | None = None
-    rpd: int | None = None
-    tpm: int | None = None
-    tpd: int | None = None
-    rpmo: int | None = None
+    rpm: Whole | None = shaped(None, **POSITIVE)
+    rpd: Whole | None = shaped(None, **POSITIVE)
+    tpm: Whole | None = shaped(None, **POSITIVE)
+    tpd: Whole | None = shaped(None, **POSITIVE)
+    rpmo: Whole | None = shaped(None, **POSITIVE)
 
 
 class ConnectionLimitsBody(Body):
-    connection: str
+    connection: str = shaped(pattern=NAME)
     limits: LimitValues
+
+
+class ModelLimitValues(LimitValues):
+    rpmo: int | None = shaped(None, "a connection's limit only: leave it out", **{"not": {}})
 
 
 class ModelLimitsBody(Body):
-    alias: str
-    limits: LimitValues
+    alias: str = shaped(pattern=ALIAS)
+    limits: ModelLimitValues
 
 
 class Limits(BaseModel):
@@ -318,10 +348,11 @@ class LimitsReply(Ok):
 
 
 class AlertBody(Body):
-    key: str = Field(description="model:paid:<served>, model:pending:<served>, connection:held:<conn>, …")
+    key: str = shaped(description="model:paid:<served>, model:pending:<served>, connection:held:<conn>, …",
+                      pattern=ALERT_KEY, maxLength=300)
     kind: str | None = one_of(*KINDS)
-    message: str
-    action: str | None = None
+    message: str = shaped(pattern=ONE_LINE, maxLength=300)
+    action: str | None = shaped(None, pattern=ONE_LINE, maxLength=300)
     alias: str | None = None
     aliases: list[str] | None = None
 
@@ -339,7 +370,8 @@ class AlertClearedReply(Ok):
 
 
 class AllowPaidBody(Body):
-    allow_paid: list[str] = Field(description="aliases or served ids called even on a `went paid` alert")
+    allow_paid: list[str] = shaped(description="aliases or served ids called even on a `went paid` alert",
+                                   maxItems=200, items={"type": "string", "pattern": r"^[!-~]{1,200}$"})
 
 
 class AllowPaidReply(Ok):
@@ -350,13 +382,13 @@ class AllowPaidReply(Ok):
 
 
 class KeyCreateBody(Body):
-    name: str
+    name: str = shaped(pattern=r"^(?!local$)[a-z0-9][a-z0-9-]{1,31}$")
     collections: list[str] | None = None
-    rpm: int | None = None
+    rpm: Whole | None = shaped(None, minimum=1, maximum=10_000)
 
 
 class KeyName(Body):
-    name: str
+    name: str = shaped(pattern=NAME)
 
 
 class KeyView(BaseModel):
@@ -463,7 +495,7 @@ class UsageReply(Ok):
 
 class SqlBody(Body):
     sql: str = Field(description="one SELECT (or WITH … SELECT) over the ledger's tables")
-    max_rows: int = Field(default=1000, ge=1, le=10_000)
+    max_rows: Whole = Field(default=1000, ge=1, le=10_000)
 
 
 class SqlReply(Ok):
@@ -486,10 +518,16 @@ class RetryReply(Ok):
 # ---------------------------------------------------------------- the scheduler (HL-7)
 
 
+JOB_LIST: dict[str, Any] = {"items": {"type": "string", "enum": [j.value for j in JobName]}}
+
+
 class SchedulerBody(Body):
-    mode: str | None = one_of("off", "log-only", "run")
-    off: list[str] | None = Field(default=None, description="jobs to switch off")
-    on: list[str] | None = Field(default=None, description="jobs to switch back on")
+    mode: str = Field(json_schema_extra={"enum": [m.value for m in Mode]},
+                      description="off, log-only (say what would run) or run")
+    off: list[str] | None = Field(default=None, description="jobs to switch off",
+                                  json_schema_extra=JOB_LIST)
+    on: list[str] | None = Field(default=None, description="jobs to switch back on",
+                                 json_schema_extra=JOB_LIST)
 
 
 class SchedulerView(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from services.gateway.ask import REPLY_MODES, Refusal, ReplyMode
 
@@ -66,12 +67,23 @@ def url_kind(url: Any) -> str:
     return "text that is not a URL"
 
 
+def parses(url: str) -> bool:
+    """Whether an http(s) URL has a host and port that can be read (`http://[x`, `http://h:port?` cannot)."""
+    try:
+        _ = urlsplit(url).port
+    except ValueError:
+        return False
+    return True
+
+
 def check_image_url(url: Any) -> None:
     """P-6: an image is an http(s) URL or a `data:image/<type>;base64,` URL; the gateway never fetches it."""
     if not isinstance(url, str) or not IMAGE_URL_RE.match(url):
         raise Refusal(
             400, f"an image must be an http(s) URL or a data:image/<type>;base64, URL (got {url_kind(url)})"
         )
+    if not url[:5].lower().startswith("data:") and not parses(url):
+        raise Refusal(400, "an image URL must be a valid http(s) URL (its host or port cannot be read)")
 
 
 def sse(payload: Any) -> bytes:

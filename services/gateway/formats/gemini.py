@@ -29,6 +29,8 @@ TARGET = "target"  # the routes' path parameter: everything after `/models/`
 MODEL_ID = "model_id"  # the model route's path parameter (GET)
 ALT = "alt"  # the query parameter the route passes along in `params` (`sse` → server-sent events)
 GENERATE, STREAM, COUNT = "generateContent", "streamGenerateContent", "countTokens"
+# The routes' path convertors (registered by the routes): `<model>:<method>`, and a model id (no method).
+GEMINI_CALL, GEMINI_MODEL = "gemini_call", "gemini_model"
 STATUSES = {
     400: "INVALID_ARGUMENT", 413: "INVALID_ARGUMENT", 415: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED",
     403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE",
@@ -69,7 +71,7 @@ def candidate(text: str, **rest: Any) -> dict[str, Any]:
 
 class Gemini(Format):
     name = "gemini"
-    routes = (f"/v1beta/models/{{{TARGET}:path}}", f"/v1/models/{{{TARGET}:path}}")
+    routes = (f"/v1beta/models/{{{TARGET}:{GEMINI_CALL}}}", f"/v1/models/{{{TARGET}:{GEMINI_CALL}}}")
 
     def parse(self, body: dict[str, Any], params: Mapping[str, str]) -> Ask:
         model, method = target(params)
@@ -109,7 +111,7 @@ class Gemini(Format):
     def extra_routes(self) -> list[ExtraRoute]:
         return [
             ExtraRoute("GET", "/v1beta/models", lambda lookup: models_body(lookup.rows)),
-            ExtraRoute("GET", f"/v1beta/models/{{{MODEL_ID}:path}}", one_model),
+            ExtraRoute("GET", f"/v1beta/models/{{{MODEL_ID}:{GEMINI_MODEL}}}", one_model),
         ]
 
     def route_encoder(self, context: RouteContext) -> RouteEncoder:

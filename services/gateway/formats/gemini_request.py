@@ -137,7 +137,8 @@ def request_messages(body: dict[str, Any], require: bool = True) -> tuple[list[M
     messages: list[Message] = [{"role": "system", "content": system}] if system else []
     numbers, agentic = CallNumbers(), ""
     for index, content in enumerate(contents):
-        where, role = f"contents[{index}]", content.get("role") or "user"
+        where, role = f"contents[{index}]", content.get("role")
+        role = "user" if role in (None, "") else role  # a turn without a role is the user's
         if not isinstance(role, str) or role not in ROLES:
             raise Refusal(400, f"{where}.role must be user, model or function (got {json.dumps(role)})")
         parts = content.get("parts")

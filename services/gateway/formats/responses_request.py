@@ -156,6 +156,8 @@ def request_messages(body: dict[str, Any]) -> tuple[list[Message], str]:
     for index, item in enumerate(raw):
         where = f"input[{index}]"
         kind = item.get("type", "message")
+        if not isinstance(kind, str):
+            raise Refusal(400, f'{where}: "type" must be a string, such as "message" or "function_call"')
         if kind == "message":
             talk.message(where, item)
         elif kind in CALLS:

@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Path
 from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.requests import Request
 
 from services.gateway.admin import more_views
 from services.gateway.admin.alert_rules import clear_alert, raise_alert, save_allow_paid
 from services.gateway.admin.schemas import (
+    ALERT_KEY,
     REFUSALS,
     AlertBody,
     AlertClearedReply,
@@ -54,7 +55,8 @@ async def raise_one(body: AlertBody, request: Request) -> dict[str, Any]:
 
 
 @router.delete("/api/alerts/{key:alert_key}", response_model=AlertClearedReply, responses=REFUSALS)
-async def clear_one(key: str, request: Request) -> dict[str, Any]:
+async def clear_one(request: Request, key: str = Path(json_schema_extra={"pattern": ALERT_KEY})
+                    ) -> dict[str, Any]:
     """Clear the alert under `key` (404 when none is up)."""
     event = await write(request, clear_alert(key))
     assert isinstance(event, AlertCleared)

@@ -59,7 +59,7 @@ class AdminRoute(APIRoute):
                 why = "body is not JSON" if exc.status_code == 400 else str(exc.detail)
                 return refused(exc.status_code, [why])
             except rules.Invalid as invalid:
-                return refused(400, invalid.errors)
+                return refused(invalid.status, invalid.errors)
             except Refusal as refusal:
                 return refused(refusal.status, [refusal.message])
             except WriteConflict as conflict:

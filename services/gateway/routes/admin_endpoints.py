@@ -11,7 +11,7 @@ from starlette.requests import Request
 
 from services.gateway import bus_calls
 from services.gateway.admin import endpoint_rules, views
-from services.gateway.admin.rules import Invalid
+from services.gateway.admin.rules import Invalid, Missing
 from services.gateway.admin.schemas import (
     REFUSALS,
     EndpointBody,
@@ -95,7 +95,7 @@ def named(name: str, ctx: GatewayContext) -> EndpointSaved:
     ep = ctx.config.endpoints.get(name)
     if ep is None:
         known = ", ".join(sorted(ctx.config.endpoints)) or "none"
-        raise Invalid([f"no endpoint named {name!r} (endpoints: {known})"])
+        raise Invalid([Missing(f"no endpoint named {name!r} (endpoints: {known})")])
     return ep
 
 

@@ -4,7 +4,6 @@ the SQL view read tables that hold prompts and answers."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Query
@@ -12,6 +11,7 @@ from pydantic import BaseModel
 from starlette.requests import Request
 
 from services.gateway.admin.schemas import REFUSALS, SQL_REFUSALS, QuotaReply, SqlBody, SqlReply, UsageReply
+from services.gateway.ledger_api import iso_time
 from services.gateway.routes.admin_base import AdminRoute, context
 from shared import commands, subjects
 from shared.commands import QuotaRequest, SqlRequest, UsageRequest
@@ -37,11 +37,13 @@ async def usage(
     connection: str = "",
     alias: str = "",
     purpose: str = Query(default="", description="panel, merger, route, probe, shadow or listing"),
-    since: datetime | None = Query(default=None, description="ISO 8601; a time without a zone is UTC"),
+    since: str | None = Query(default=None, description="ISO 8601; a time without a zone is UTC",
+                              json_schema_extra={"format": "date-time"}),
     limit: int = Query(default=100, ge=1, le=1000),
 ) -> dict[str, Any]:
     """The latest provider calls, newest first, narrowed by connection, alias, purpose and start time."""
-    req = UsageRequest(connection=connection, alias=alias, purpose=purpose, since=since, limit=limit)
+    when = iso_time(since)
+    req = UsageRequest(connection=connection, alias=alias, purpose=purpose, since=when, limit=limit)
     return await ask(request, subjects.RPC_LEDGER_USAGE, req, commands.UsageReply)
 
 

@@ -36,8 +36,10 @@ def token_of(request: Request) -> str | None:
     return settings.admin_token.get_secret_value() if settings.admin_token else None
 
 
-@router.get("/login", response_class=HTMLResponse, include_in_schema=False)
+@router.get("/login", response_class=HTMLResponse,
+            responses={303: {"description": "no admin token is set: there is nothing to sign in to"}})
 async def login_page(request: Request) -> Response:
+    """The sign-in form."""
     if not token_of(request):
         return RedirectResponse("/", status_code=303)
     return HTMLResponse(PAGE, headers={"Cache-Control": "no-store"})

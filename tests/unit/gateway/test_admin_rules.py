@@ -284,3 +284,26 @@ def test_settings_are_saved() -> None:
 def test_bad_settings_are_refused(payload: dict[str, Any], says: str) -> None:
     errors = errors_of(rules.save_settings(payload))
     assert any(says in e for e in errors), errors
+
+
+# ---------------------------------------------------------------- what a refusal's status says (issue 24)
+
+
+def invalid(rule: rules.Rule) -> rules.Invalid:
+    with pytest.raises(rules.Invalid) as caught:
+        rule(state(), "cfg:x")
+    return caught.value
+
+
+def test_a_write_naming_only_what_does_not_exist_is_404_and_any_other_reason_makes_it_400() -> None:
+    assert invalid(rules.remove_collection({"name": "nope"})).status == 404
+    assert invalid(rules.retire_model({"alias": "ghost"})).status == 404
+    assert invalid(rules.save_collection({"name": "x", "members": ["m-a"]})).status == 400
+    assert rules.Invalid([rules.Missing("no such thing"), "and a bad field"]).status == 400
+    assert rules.Invalid([]).status == 400
+
+
+def test_a_write_the_state_does_not_allow_now_is_409() -> None:
+    assert invalid(rules.retire_model({"alias": "gone"})).status == 409
+    assert rules.Invalid([rules.Conflict("taken"), rules.Missing("no such")]).status == 409
+    assert rules.Invalid([rules.Conflict("taken"), "bad shape"]).status == 400

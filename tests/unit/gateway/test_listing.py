@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from services.gateway.ask import Refusal
-from services.gateway.ledger_api import pending_request, record_request, verdict_request
+from services.gateway.ledger_api import iso_time, pending_request, record_request, verdict_request
 from services.gateway.listing import model_rows
 from shared.alerts import pending_key
 from shared.events import AlertRaised, GatewaySettingsSaved, ModelLearned
@@ -126,3 +126,13 @@ def test_a_collection_lists_its_retiring_members_and_learned_capabilities_count(
     row = model_rows(st)[0]
     assert row["retiring"] == ["b"]
     assert row["together"]["capabilities"] == ["tools", "reasoning"]
+
+
+def test_usage_since_is_an_iso_time_or_refused() -> None:
+    """Issue 24: what `/openapi.json` says (`date-time`) is what the route takes; Unix seconds are refused."""
+    assert iso_time(None) is None
+    assert iso_time("2026-01-31t12:00:00z") == iso_time("2026-01-31T12:00:00+00:00")
+    for bad in ("0.5", "1700000000", "yesterday-ish", ""):
+        with pytest.raises(Refusal) as caught:
+            iso_time(bad)
+        assert caught.value.status == 400 and '"since"' in caught.value.message

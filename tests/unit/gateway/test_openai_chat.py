@@ -153,6 +153,15 @@ def test_bad_image_urls_are_refused_without_repeating_them(url: Any, got: str) -
     )
 
 
+@pytest.mark.parametrize("url", ["http://[::1", "https://h:port-9/x.png", "http://x.test:99999999/a.png"])
+def test_image_urls_whose_host_or_port_cannot_be_read_are_400_not_500(url: str) -> None:
+    """Found by the API contract run (issue 24): the placeholder could not be written for these."""
+    part = {"type": "image_url", "image_url": {"url": url}}
+    refusal = refused(body(messages=[{"role": "user", "content": [part]}]))
+    assert refusal.status == 400 and "host or port cannot be read" in refusal.message
+    assert url not in refusal.message
+
+
 def test_images_are_counted_and_shown_as_placeholders() -> None:
     messages = [
         {

@@ -37,7 +37,7 @@ def test_every_extra_route_is_declared_once() -> None:
             ("GET", "/api/version"),
             ("POST", "/api/show"),
             ("GET", "/v1beta/models"),
-            ("GET", "/v1beta/models/{model_id:path}"),
+            ("GET", "/v1beta/models/{model_id:gemini_model}"),
         ]
     )
 
@@ -66,7 +66,8 @@ def test_gemini_model_routes() -> None:
         "models/bench/core:merged",
         "models/bench/core:route",
     ]
-    one = extra("GET", "/v1beta/models/{model_id:path}").answer(lookup(model_id="bench%2Fcore%3Amerged"))
+    route = extra("GET", "/v1beta/models/{model_id:gemini_model}")
+    one = route.answer(lookup(model_id="bench%2Fcore%3Amerged"))
     assert (one["name"], one["inputTokenLimit"]) == ("models/bench/core:merged", 8_000)
 
 

@@ -392,3 +392,13 @@ def test_stream_errors_are_the_last_element() -> None:
 )
 def test_error_body_statuses(status: int, name: str) -> None:
     assert FMT.error_body(status, "why") == {"error": {"code": status, "message": "why", "status": name}}
+
+
+@pytest.mark.parametrize("role", [{}, [], 0, False, "assistant"])
+def test_a_role_that_is_no_gemini_role_is_refused_and_none_is_the_users(role: Any) -> None:
+    """Issue 24: `{}` or `0` was read as no role (the user's); only a missing or empty role is."""
+    refusal = refused([{"role": role, "parts": [{"text": "hi"}]}])
+    assert "role must be user, model or function" in refusal.message
+    for none in (None, ""):
+        ask = parse([{"role": none, "parts": [{"text": "hi"}]}])
+        assert ask.messages[-1]["role"] == "user"

@@ -385,3 +385,10 @@ def test_an_agent_message_between_a_call_and_its_output_waits_for_the_output() -
     ])
     assert [m["role"] for m in ask.messages] == ["user", "assistant", "tool", "user"]
     assert ask.messages[-1]["content"] == "[agent message from /root/helper to /root]\n\ndone"
+
+
+def test_an_item_type_that_is_not_a_string_is_a_400() -> None:
+    """Found by the API contract run: an object as an input item's type crashed the hosted-items lookup."""
+    with pytest.raises(Refusal) as caught:
+        FMT.parse({"model": "bench/example", "input": [{"type": {}, "call_id": "0", "output": ""}]}, {})
+    assert caught.value.status == 400 and 'input[0]: "type" must be a string' in caught.value.message
