@@ -28,6 +28,7 @@ from cli.commands import (
     settings,
     sql,
     status,
+    suite,
     up,
     usage,
     verdict,
@@ -129,6 +130,7 @@ app.add_typer(limits.app, name="limits")
 app.add_typer(ledger.app, name="ledger")
 app.add_typer(alerts.app, name="alert")
 app.add_typer(bus.app, name="bus")
+app.add_typer(suite.app, name="suite")
 
 
 def main() -> None:
