@@ -137,8 +137,12 @@ GRANTS: dict[str, Grant] = {
         ),
         subscribe=(subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS),
     ),
-    # Between requests (the probes to come ask the callers through the gateway's seams); today: health.
-    "prober": service_base("prober"),
+    # Between requests: suite passes (T-6) fold the config, queue seat calls for the callers, hear their
+    # answers and record the scores.
+    "prober": service_base("prober") + reads_stream(EVENTS) + uses_bucket(subjects.IDS_BUCKET) + Grant(
+        publish=(subjects.CALLS_ALL, f"{subjects.SUITE_PREFIX}.>"),
+        subscribe=(f"{subjects.SEAT_PREFIX}.>",),
+    ),
     # Folds every event into DuckDB, answers the ledger's questions, records verdicts; owns the streams.
     "ledger": service_base("ledger") + reads_stream(EVENTS) + Grant(
         publish=(f"{subjects.VERDICT_PREFIX}.>",),

@@ -38,7 +38,7 @@ class SeatCall(BaseModel):
     connection: str
     collection: str = ""
     task: str = ""
-    purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
+    purpose: Literal["panel", "merger", "route", "probe", "shadow", "suite"] = "panel"
     messages: list[Msg]
     options: dict[str, Any] = Field(default_factory=dict)
     deadline: float  # epoch seconds (UTC); no answer by then is `no answer in <n>s`

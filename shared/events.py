@@ -264,7 +264,7 @@ class SeatCompleted(ProviderCall):
     panel: str
     seat: str
     task: str = ""
-    purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
+    purpose: Literal["panel", "merger", "route", "probe", "shadow", "suite"] = "panel"
     answer: str = ""
 
     def subject(self) -> str:
@@ -398,6 +398,33 @@ class RouteTurn(EventBase):
         return subjects.route_subject(self.conversation)
 
 
+class SuiteAnswered(EventBase):
+    """One suite task asked of one model and scored (T-2, T-3): the answer itself is its seat's
+    `seat_completed` (purpose `suite`, same call id). A non-answer (`kind` error/refused/timeout) has no
+    score. `recall` says whether it counts toward routing recall (T-5)."""
+
+    type: Literal["suite_answered"] = "suite_answered"
+    run: str
+    call: str
+    task: str
+    alias: str
+    shape: str
+    draft: bool = False
+    control_of: str = ""
+    recall: bool = False
+    kind: Literal["answered", "error", "refused", "timeout"]
+    reason: str = ""
+    found: list[str] = Field(default_factory=list)
+    missed: list[str] = Field(default_factory=list)
+    invented: list[str] = Field(default_factory=list)
+    wrong: str = ""  # T-5's "confidently wrong" kind when something was invented: false alarm, wrong line, …
+    format_problems: list[str] = Field(default_factory=list)
+    seconds: float = 0.0
+
+    def subject(self) -> str:
+        return subjects.suite_subject(self.call)
+
+
 Event = Annotated[
     EndpointSaved
     | EndpointRemoved
@@ -421,6 +448,7 @@ Event = Annotated[
     | CooldownStarted
     | CallUsed
     | RouteTurn
+    | SuiteAnswered
     | LimitLearned
     | QuotaObserved,
     Field(discriminator="type"),

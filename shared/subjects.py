@@ -15,6 +15,8 @@ SEAT_PREFIX = "bench.ev.seat"
 VERDICT_PREFIX = "bench.ev.verdict"
 USAGE_PREFIX = "bench.ev.usage"
 LIMIT_PREFIX = "bench.ev.limit"
+# T-2: one scored suite answer per task asked, `bench.ev.suite.<run>.<n>` like a seat's call id.
+SUITE_PREFIX = "bench.ev.suite"
 
 CALLS_STREAM = "BENCH_CALLS"
 CALLS_ALL = "bench.calls.>"
@@ -67,6 +69,10 @@ def seat_subject(call: str) -> str:
 
 def seats_of_panel(panel: str) -> str:
     return f"{SEAT_PREFIX}.{panel}.*"
+
+
+def suite_subject(call: str) -> str:
+    return f"{SUITE_PREFIX}.{call}"
 
 
 def verdict_subject(call: str) -> str:
