@@ -32,6 +32,7 @@ from shared.events import (
     QuotaObserved,
     RouteTurn,
     SeatCompleted,
+    SuiteAnswered,
     VerdictRecorded,
 )
 
@@ -173,6 +174,31 @@ class RouteTurnRow(NamedTuple):
     error: str
 
 
+class SuiteAnswerRow(NamedTuple):
+    """T-2: one suite task asked of one model and its score (the answer's text is its `seats` row)."""
+
+    call: str
+    seq: int
+    at: datetime
+    run: str
+    task: str
+    alias: str
+    shape: str
+    draft: bool
+    control_of: str
+    recall: bool
+    kind: str
+    reason: str
+    found: Integer
+    of: Integer
+    found_clauses: list[str]
+    missed_clauses: list[str]
+    invented_clauses: list[str]
+    wrong: str
+    format_problems: list[str]
+    seconds: float
+
+
 class LimitLearnedRow(NamedTuple):
     """L-3: a limit a provider stated, as the caller learned it (only ever tighter)."""
 
@@ -273,6 +299,7 @@ class Rows:
     limits_learned: dict[str, LimitLearnedRow] = field(default_factory=dict)
     quota_records: dict[tuple[str, str, str, str], QuotaRow] = field(default_factory=dict)
     alerts: dict[str, AlertRow] = field(default_factory=dict)
+    suite_answers: dict[str, SuiteAnswerRow] = field(default_factory=dict)
 
     def add(self, seq: int, event: EventBase) -> None:
         self.events.append(EventRow(seq, event.id, _type(event), event.at, event.by))
@@ -309,6 +336,9 @@ class Rows:
     def _route_turn(self, seq: int, event: RouteTurn) -> None:
         self.route_turns.setdefault(event.id, route_turn_row(seq, event))
 
+    def _suite_answered(self, seq: int, event: SuiteAnswered) -> None:
+        self.suite_answers.setdefault(event.call, suite_answer_row(seq, event))
+
     def _limit_learned(self, seq: int, event: LimitLearned) -> None:
         self.limits_learned.setdefault(event.id, limit_learned_row(seq, event))
 
@@ -332,6 +362,7 @@ HANDLERS: dict[type[EventBase], Handler] = {
     AlertCleared: Rows._alert,
     CooldownStarted: Rows._cooldown,
     RouteTurn: Rows._route_turn,
+    SuiteAnswered: Rows._suite_answered,
     LimitLearned: Rows._limit_learned,
     QuotaObserved: Rows._quota_observed,
 }
@@ -411,6 +442,16 @@ def route_turn_row(seq: int, e: RouteTurn) -> RouteTurnRow:
         key=e.key, alias=e.alias, turn=e.turn, task=e.task, status=e.status, seconds=e.seconds,
         first_token_s=e.first_token_s, tool_calls=e.tool_calls, finish=e.finish, tokens_in=e.tokens_in,
         tokens_out=e.tokens_out, reasoning=e.reasoning_tokens, tried=list(e.tried), error=e.error,
+    )
+
+
+def suite_answer_row(seq: int, e: SuiteAnswered) -> SuiteAnswerRow:
+    return SuiteAnswerRow(
+        call=e.call, seq=seq, at=e.at, run=e.run, task=e.task, alias=e.alias, shape=e.shape, draft=e.draft,
+        control_of=e.control_of, recall=e.recall, kind=e.kind, reason=e.reason, found=len(e.found),
+        of=len(e.found) + len(e.missed), found_clauses=list(e.found), missed_clauses=list(e.missed),
+        invented_clauses=list(e.invented), wrong=e.wrong, format_problems=list(e.format_problems),
+        seconds=e.seconds,
     )
 
 

@@ -86,10 +86,11 @@ VERDICTS = Table("verdicts", "verdicts", fold.VerdictRow, key=("id",), merge="fi
 CONFIG_CHANGES = Table("config_changes", "config_changes", fold.ConfigRow, key=("id",), merge="first")
 COOLDOWNS = Table("cooldowns", "cooldowns", fold.CooldownRow, key=("id",), merge="first")
 ALERTS = Table("alerts", "alerts", fold.AlertRow, key=("id",), merge="first")
+SUITE_ANSWERS = Table("suite_answers", "suite_answers", fold.SuiteAnswerRow, key=("call",), merge="first")
 
 TABLES: tuple[Table, ...] = (
     EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS,
-    USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS, ALERTS,
+    USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS, ALERTS, SUITE_ANSWERS,
 )
 
 SCHEMA_TABLE = "ledger_schema"

@@ -1,4 +1,5 @@
-"""Orders decided by verdicts: who merges a panel (SPEC P-15), who answers first in route mode (RM-3)."""
+"""Orders decided by verdicts and suite scores: who merges a panel (SPEC P-15), who answers first in route
+mode (RM-3). Suite scores come from `Rotation.suite` (T-5)."""
 
 from __future__ import annotations
 
@@ -15,22 +16,27 @@ EXPLORE_FIRST_CHANCE = 0.25
 
 def merger_candidates(col: CollectionSaved, shape: str, config: ConfigState, rotation: Rotation) -> list[str]:
     """The collection's merger alone if set and on the bench; else members with useful verdicts on this shape
-    (useful count, then useful ratio, descending), then the other members in their order."""
+    (useful count, then useful ratio, descending), then the router's primary for the shape (the best suite
+    recall among the models that may be chosen automatically, member or not), then the other members in
+    their order."""
     if col.merger and col.merger in config.models:
         return [col.merger]
     members = [a for a in dict.fromkeys(col.members) if a in config.models]
     proven = [a for a in members if rotation.useful(a, shape).useful > 0]
     proven.sort(key=lambda a: (-rotation.useful(a, shape).useful, -rotation.useful(a, shape).ratio))
-    return proven + [a for a in members if a not in proven]
+    primary = rotation.suite.primary([a for a, m in config.models.items() if not m.ad_hoc], shape)
+    first = proven + ([primary] if primary is not None and primary not in proven else [])
+    return first + [a for a in members if a not in first]
 
 
 def route_order(
     members: list[str], rotation: Rotation, now: datetime, draw: Callable[[], float]
 ) -> list[str]:
-    """Useful verdicts overall, descending (ties keep member order), resting members last. With chance
-    `EXPLORE_FIRST_CHANCE` (`draw()` in [0, 1)), and more than one fresh member, the fresh member with the
-    oldest last seat (never seated = oldest) goes first instead."""
-    ranked = sorted(members, key=lambda a: (rotation.cooling(a, now), -rotation.useful(a).useful))
+    """Useful verdicts overall, then verified suite findings (T-5), descending (ties keep member order),
+    resting members last. With chance `EXPLORE_FIRST_CHANCE` (`draw()` in [0, 1)), and more than one fresh
+    member, the fresh member with the oldest last seat (never seated = oldest) goes first instead."""
+    ranked = sorted(members, key=lambda a: (rotation.cooling(a, now), -rotation.useful(a).useful,
+                                            -rotation.suite.findings(a)))
     fresh = [a for a in ranked if not rotation.cooling(a, now)]
     if len(fresh) > 1 and draw() < EXPLORE_FIRST_CHANCE:
         stalest = min(fresh, key=rotation.last_seat)

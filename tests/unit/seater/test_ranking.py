@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 from services.seater.ranking import merger_candidates, route_order
 from services.seater.rotation import Rotation
-from shared.events import CooldownStarted, PanelSeated, VerdictRecorded
+from shared.events import CooldownStarted, ModelUpdated, PanelSeated, SuiteAnswered, VerdictRecorded
+from tests.unit.ledger.factories import T0, suite_answered
 from tests.unit.seater.factory import at, bench, collection, model, retire
 
 MEMBERS = ["a", "b", "c", "d"]
@@ -76,3 +78,56 @@ def test_no_draw_without_two_fresh_members() -> None:
     rotation = Rotation()
     rotation.apply(CooldownStarted(id="cool", alias="b", connection="ep", until=at(100)))
     assert route_order(["a", "b"], rotation, at(0), never()) == ["a", "b"]
+
+
+def scored(*answers: SuiteAnswered) -> Rotation:
+    rotation = Rotation()
+    for n, answer in enumerate(answers, 1):
+        rotation.apply(answer, n)
+    return rotation
+
+
+def test_route_ranks_verified_suite_findings_after_useful_verdicts() -> None:
+    rotation = judged("code", [("d", True)])
+    answers = [suite_answered("b", "t1", found=2, n=1), suite_answered("c", "t1", found=1, n=2),
+               suite_answered("c", "t2", found=3, n=3)]
+    for n, answer in enumerate(answers, 10):
+        rotation.apply(answer, n)
+    assert route_order(MEMBERS, rotation, at(0), lambda: 0.9) == ["d", "c", "b", "a"]
+
+
+def test_route_ranking_changes_when_suite_results_change() -> None:
+    before = scored(suite_answered("b", "t1", found=1, n=1), suite_answered("c", "t1", found=2, n=2))
+    assert route_order(MEMBERS, before, at(0), lambda: 0.9) == ["c", "b", "a", "d"]
+    # c is asked t1 again and finds nothing this time: the latest answer counts.
+    after = scored(suite_answered("b", "t1", found=1, n=1), suite_answered("c", "t1", found=2, n=2),
+                   suite_answered("c", "t1", found=0, missed=2, n=3, at=T0 + timedelta(seconds=5)))
+    assert route_order(MEMBERS, after, at(0), lambda: 0.9) == ["b", "a", "c", "d"]
+
+
+def test_tasks_outside_routing_recall_and_non_answers_do_not_rank() -> None:
+    rotation = scored(suite_answered("c", "claim-1", found=1, recall=False, n=1),
+                      suite_answered("b", "t1", found=0, missed=1, n=2),
+                      suite_answered("b", "t1", kind="timeout", found=0, n=3, at=T0 + timedelta(seconds=9)))
+    assert (rotation.suite.findings("c"), rotation.suite.recall("b").of) == (0, 1)
+    assert route_order(MEMBERS, rotation, at(0), lambda: 0.9) == MEMBERS
+
+
+def test_the_routers_primary_merges_after_proven_members_even_when_not_a_member() -> None:
+    config = bench([model(a) for a in [*MEMBERS, "ace", "adhoc"]], collection("core", MEMBERS))
+    config.apply(ModelUpdated(id="cfg:adhoc", alias="adhoc", ad_hoc=True))
+    rotation = judged("code", [("c", True)])
+    for n, answer in enumerate([suite_answered("ace", "t1", found=3, missed=1, n=1, shape="code"),
+                                suite_answered("d", "t1", found=1, missed=3, n=2, shape="code"),
+                                suite_answered("adhoc", "t1", found=4, n=3, shape="code")], 10):
+        rotation.apply(answer, n)
+    order = merger_candidates(config.collections["core"], "code", config, rotation)
+    assert order == ["c", "ace", "a", "b", "d"]
+
+
+def test_the_primary_is_the_best_on_the_shape_else_overall() -> None:
+    rotation = scored(suite_answered("a", "t1", found=1, missed=1, n=1, shape="code"),
+                      suite_answered("b", "t2", found=3, n=2, shape="review"))
+    assert rotation.suite.primary(MEMBERS, "code") == "a"
+    assert rotation.suite.primary(MEMBERS, "prose") == "b"
+    assert Rotation().suite.primary(MEMBERS, "code") is None
