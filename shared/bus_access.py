@@ -118,7 +118,7 @@ GRANTS: dict[str, Grant] = {
             subjects.CONFIG, f"{subjects.PANEL_PREFIX}.>", f"{subjects.SEAT_PREFIX}.>",
             f"{subjects.ROUTE_PREFIX}.>", subjects.CALLS_ALL,
             subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, LEDGER_RPC,
-            subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS,
+            subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS, subjects.RPC_PROBER_SUITE,
         ),
         subscribe=(f"{subjects.SEAT_PREFIX}.>", RELAY_FRAMES),
     ),
@@ -141,7 +141,7 @@ GRANTS: dict[str, Grant] = {
     # answers and record the scores.
     "prober": service_base("prober") + reads_stream(EVENTS) + uses_bucket(subjects.IDS_BUCKET) + Grant(
         publish=(subjects.CALLS_ALL, f"{subjects.SUITE_PREFIX}.>"),
-        subscribe=(f"{subjects.SEAT_PREFIX}.>",),
+        subscribe=(f"{subjects.SEAT_PREFIX}.>", subjects.RPC_PROBER_SUITE),
     ),
     # Folds every event into DuckDB, answers the ledger's questions, records verdicts; owns the streams.
     "ledger": service_base("ledger") + reads_stream(EVENTS) + Grant(

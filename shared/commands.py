@@ -452,3 +452,35 @@ class PacingReply(BaseModel):
     rows: list[PacingRow] = Field(default_factory=list)
     month: str = ""  # YYYY-MM
     month_requests: int = 0
+
+
+# ---------------------------------------------------------------- suite passes (T-6)
+
+
+class SuiteRunRequest(BaseModel):
+    """One suite pass: a model by alias, or the schedule's choice (`next`: paid or free); one task by id
+    (drafts too), else at most six chosen by T-6."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str = ""
+    task: str = ""
+    next: Literal["", "paid", "free"] = ""
+
+
+class SuiteResult(BaseModel):
+    task: str
+    kind: str
+    found: list[str] = Field(default_factory=list)
+    missed: list[str] = Field(default_factory=list)
+    invented: list[str] = Field(default_factory=list)
+    wrong: str = ""
+    reason: str = ""
+    seconds: float = 0.0
+
+
+class SuiteRunReply(BaseModel):
+    run: str = ""
+    alias: str
+    results: list[SuiteResult] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list)  # "<task>: <field>: <reason>": tasks that did not load
+    skipped: list[str] = Field(default_factory=list)  # tasks with a missing attachment

@@ -37,6 +37,8 @@ RPC_LEDGER_SQL = "bench.rpc.ledger.sql"
 RPC_LEDGER_PACING = "bench.rpc.ledger.pacing"
 # Only callers hold provider keys, so a provider's model list (C-3) is fetched by a caller.
 RPC_CALLER_MODELS = "bench.rpc.caller.models"
+# T-6: a suite pass now (`bench suite run`), run by a prober like its scheduled ones.
+RPC_PROBER_SUITE = "bench.rpc.prober.suite"
 
 # Every service answers a ping here (`bench up` waits on it while the stack starts).
 HEALTH_PREFIX = "bench.rpc.health"
@@ -49,6 +51,7 @@ def health_subject(service: str) -> str:
 SEATER_QUEUE = "seaters"
 LEDGER_QUEUE = "ledger"
 CALLER_QUEUE = "callers"
+PROBER_QUEUE = "probers"
 
 IDS_BUCKET = "bench_ids"
 # L-2: each connection's request/token windows and quota records, taken with compare-and-set by every caller.

@@ -1,16 +1,19 @@
-"""`bench suite …`: the review suite (SPEC T-1..T-6). Seeding works on this machine's files: it reads a git
-work tree and writes task drafts into the data folder; nothing of the repository is run."""
+"""`bench suite …`: the review suite (SPEC T-1..T-6). `run` asks the server for a pass (a prober runs it
+through the callers); `seed` works on this machine's files: it reads a git work tree and writes task drafts
+into the data folder, and runs nothing of the repository."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from cli.commands import noun_app
-from cli.errors import Refused
-from cli.output import say, stdout
+from cli.errors import Refused, UsageProblem
+from cli.output import rows_table, say, show, stdout
+from cli.session import session
 from cli.settings import UpSettings
 from suite.seed_repo import NotAWorkTree, plan, write
 
@@ -45,3 +48,60 @@ def seed(
     if kept:
         say(f"{len(kept)} already there, left alone: {', '.join(kept)}")
     say(f"{len(written)} drafts written to {target}" if written else "no drafts written")
+
+
+def result_rows(results: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for r in results:
+        answered = r.get("kind") == "answered"
+        found, missed = r.get("found") or [], r.get("missed") or []
+        rows.append({"task": r.get("task", ""), "kind": r.get("kind", ""),
+                     "found": f"{len(found)}/{len(found) + len(missed)}" if answered else "",
+                     "invented": ", ".join(r.get("invented") or []), "wrong": r.get("wrong", ""),
+                     "seconds": r.get("seconds", ""), "why": r.get("reason", "")})
+    return rows
+
+
+@app.command("run")
+def run(
+    ctx: typer.Context,
+    model: Annotated[str, typer.Option(help="The model (alias) to test.")] = "",
+    task: Annotated[str, typer.Option(help="Only this task (drafts too).")] = "",
+    next_paid: Annotated[bool, typer.Option("--next", help="The scheduled choice of a non-free model.")] = (
+        False
+    ),
+    next_free: Annotated[bool, typer.Option("--next-free", help="The scheduled choice of a :free model.")] = (
+        False
+    ),
+) -> None:
+    """Run one suite pass now (POST /api/suite/run): the model answers each task through the callers, paced
+    like any call, and each answer is scored (T-2). Without --task, at most six tasks: those never answered
+    first, then the oldest answers.
+
+    Example:
+
+    \b
+      bench suite run --model gpt-mini
+      bench suite run --next-free
+    """
+    if sum([bool(model), next_paid, next_free]) != 1:
+        raise UsageProblem("give exactly one of --model ALIAS, --next or --next-free")
+    body = {"model": model, "task": task, "next": "paid" if next_paid else "free" if next_free else ""}
+    s = session(ctx)
+    say("running a suite pass (each task waits for its answer; this takes minutes)…")
+    with s.client() as client:
+        reply = client.post("/api/suite/run", body)
+
+    def human(data: Any) -> None:
+        rows = result_rows(data.get("results") or [])
+        columns = ["task", "kind", "found", "invented", "wrong", "seconds", "why"]
+        show(rows_table(f"suite pass {data.get('run', '')} · {data.get('alias', '')}", columns, rows))
+        for line in data.get("refused") or []:
+            say(f"refused: {line}")
+        for task_id in data.get("skipped") or []:
+            say(f"skipped: {task_id} (an attachment is missing)")
+        wrong = sum(1 for r in rows if r["wrong"])
+        answered = sum(r["kind"] == "answered" for r in rows)
+        say(f"{len(rows)} asked, {answered} answered, {wrong} confidently wrong")
+
+    s.emit(reply, human)

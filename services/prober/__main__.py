@@ -1,4 +1,5 @@
-"""`python -m services.prober`: the prober process; for now the scheduler, its mode from `BENCH_SCHEDULER`."""
+"""`python -m services.prober`: the prober process: the scheduler (its mode from `BENCH_SCHEDULER`) and
+suite passes on request (`bench.rpc.prober.suite`), from the config and suite scores it folds."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ from nats.aio.client import Client as NATS
 
 from services.prober.schedule import parse_mode
 from services.prober.scheduler import Scheduler
+from services.prober.suite_choice import SuiteHistory
+from services.prober.suite_job import SuiteJob
+from services.prober.suite_pass import SuitePass
+from services.prober.suite_rpc import SuiteRpc
+from shared import subjects
+from shared.bus import Projection
+from shared.config_state import ConfigState
 from shared.logging import setup_logging
 from shared.runtime import login_or_exit, run, serve
 from shared.settings import ProberSettings, instance_name
@@ -25,6 +33,14 @@ def main() -> None:
     scheduler = Scheduler(mode)
 
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
+        js = nc.jetstream()
+        config, history = ConfigState(), SuiteHistory()
+        projections = [Projection(js, subjects.CONFIG, config.apply, "prober-config"),
+                       Projection(js, f"{subjects.SUITE_PREFIX}.>", history.apply, "prober-suite")]
+        for projection in projections:
+            await projection.start()
+        job = SuiteJob(SuitePass(nc, config, by=instance_name("prober")), config, history, settings.home)
+        suite_sub = await SuiteRpc(job).serve(nc)
         task = asyncio.create_task(scheduler.run(), name="scheduler")
 
         def report(done: asyncio.Task[None]) -> None:
@@ -37,6 +53,9 @@ def main() -> None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            await suite_sub.unsubscribe()
+            for projection in projections:
+                await projection.stop()
 
         return stop
 

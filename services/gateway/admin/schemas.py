@@ -464,3 +464,31 @@ class SqlReply(Ok):
     types: list[str]
     rows: list[list[Any]]
     truncated: bool = Field(description="more rows matched than max_rows (or than a reply may carry)")
+
+
+class SuiteRunBody(BaseModel):
+    """T-6: a model by alias, or the schedule's choice (`next`: paid or free); one task by id (drafts too)."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str = Field(default="", max_length=200)
+    task: str = Field(default="", max_length=200)
+    next: Literal["", "paid", "free"] = ""
+
+
+class SuiteResultBody(BaseModel):
+    task: str
+    kind: str
+    found: list[str]
+    missed: list[str]
+    invented: list[str]
+    wrong: str
+    reason: str
+    seconds: float
+
+
+class SuiteRunReplyBody(Ok):
+    run: str
+    alias: str
+    results: list[SuiteResultBody]
+    refused: list[str]
+    skipped: list[str]

@@ -1,0 +1,29 @@
+"""The review suite on the admin API (T-6): a pass now, run by a prober (`bench.rpc.prober.suite`). The
+gateway holds no task and calls no model for it: the prober reads the tasks, the callers ask the model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from starlette.requests import Request
+
+from services.gateway import bus_calls
+from services.gateway.admin.schemas import REFUSALS, SuiteRunBody, SuiteRunReplyBody
+from services.gateway.routes.admin_base import AdminRoute, context
+from shared import subjects
+from shared.commands import SuiteRunReply, SuiteRunRequest
+
+router = APIRouter(route_class=AdminRoute, tags=["suite"])
+
+# A pass asks up to six tasks one at a time, each paced by the callers: minutes, not seconds.
+SUITE_TIMEOUT_S = 900.0
+
+
+@router.post("/api/suite/run", response_model=SuiteRunReplyBody, responses=REFUSALS)
+async def run(body: SuiteRunBody, request: Request) -> dict[str, Any]:
+    """Run one suite pass now and answer with its scores (409 while another pass runs on the prober)."""
+    req = SuiteRunRequest(model=body.model, task=body.task, next=body.next)
+    reply = await bus_calls.ask(context(request).nc, subjects.RPC_PROBER_SUITE, req, SuiteRunReply,
+                                SUITE_TIMEOUT_S)
+    return {**reply.model_dump(mode="json"), "ok": True}

@@ -1,0 +1,38 @@
+"""`bench.rpc.prober.suite`: a suite pass now (`bench suite run`), the same job the scheduler runs. One pass
+at a time per prober: a second request while one runs is refused (409), not queued behind it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from services.prober.suite_calls import NotRunnable
+from services.prober.suite_job import SuiteJob
+from shared import rpc, subjects
+from shared.commands import SuiteResult, SuiteRunReply, SuiteRunRequest
+
+
+class SuiteRpc:
+    def __init__(self, job: SuiteJob) -> None:
+        self.job = job
+        self.busy = asyncio.Lock()
+
+    async def handle(self, request: SuiteRunRequest) -> SuiteRunReply:
+        if self.busy.locked():
+            raise rpc.RpcFailure(409, "a suite pass is running on this prober; try again when it ends")
+        async with self.busy:
+            try:
+                outcome = await self.job.run(request.model, request.task, request.next or None)
+            except NotRunnable as exc:
+                raise rpc.RpcFailure(404 if "not a registered" in str(exc) or "task" in str(exc) else 400,
+                                     str(exc)) from None
+        return SuiteRunReply(
+            run=outcome.results[0].run if outcome.results else "", alias=outcome.alias,
+            results=[SuiteResult(task=r.task, kind=r.kind, found=r.found, missed=r.missed,
+                                 invented=r.invented, wrong=r.wrong, reason=r.reason, seconds=r.seconds)
+                     for r in outcome.results],
+            refused=[str(r) for r in outcome.refused], skipped=outcome.skipped,
+        )
+
+    async def serve(self, bus: rpc.Bus) -> rpc.Subscription:
+        return await rpc.serve(bus, subjects.RPC_PROBER_SUITE, subjects.PROBER_QUEUE, SuiteRunRequest,
+                               self.handle)
