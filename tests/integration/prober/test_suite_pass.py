@@ -11,7 +11,7 @@ from services.prober.suite_calls import Asked
 from services.prober.suite_pass import SuitePass
 from shared import bus
 from shared.config_state import ConfigState
-from shared.events import EndpointSaved, LimitsSaved, ModelRegistered, SuiteAnswered
+from shared.events import ConfigEvent, EndpointSaved, LimitsSaved, ModelRegistered, SuiteAnswered
 from shared.natsserver import NatsServer
 from suite.seed_repo import drafts_for
 from suite.seeding import functions, mutations
@@ -43,7 +43,7 @@ def seeded_pair() -> tuple[Task, str, Task, str, int, str]:
 
 async def setup(nc: bus.NATS, provider: FakeProvider, models: list[str]) -> ConfigState:
     config = ConfigState()
-    events = [EndpointSaved(id="cfg:fake", name="fake", base=provider.base_for("chat"))]
+    events: list[ConfigEvent] = [EndpointSaved(id="cfg:fake", name="fake", base=provider.base_for("chat"))]
     events += [ModelRegistered(id=f"cfg:{m}", alias=m, served=m, endpoint="fake") for m in models]
     for event in events:
         config.apply(event, await bus.publish_event(nc.jetstream(), event))
