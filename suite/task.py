@@ -130,7 +130,7 @@ def load_task(folder: Path, repos: dict[str, Path] | None = None) -> Task:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or TASK_FILE
-        raise TaskRefused(name, field, first["msg"]) from None
+        raise TaskRefused(name, field, first["msg"].removeprefix("Value error, ")) from None
     if task.id != name:
         raise TaskRefused(name, "id", f"{task.id!r} is not its folder's name {name!r}")
     if task.repo and task.repo not in (repos or {}):
