@@ -484,3 +484,49 @@ class SuiteRunReply(BaseModel):
     results: list[SuiteResult] = Field(default_factory=list)
     refused: list[str] = Field(default_factory=list)  # "<task>: <field>: <reason>": tasks that did not load
     skipped: list[str] = Field(default_factory=list)  # tasks with a missing attachment
+
+
+class SuiteResultsRequest(BaseModel):
+    """T-5: what the suite says about each model (one model when `alias` is given)."""
+
+    model_config = ConfigDict(extra="forbid")
+    alias: str = ""
+
+
+class SuiteModelLine(BaseModel):
+    """A model's latest answer per task, summed: `found`/`of` over the tasks that count for routing recall
+    (T-5), every answered task in `answered`, and how many of those asserted an invention."""
+
+    alias: str
+    answered: int
+    found: int
+    of: int
+    recall: float | None
+    confidently_wrong: int
+    last: datetime
+
+
+class SuiteShapeLine(BaseModel):
+    alias: str
+    shape: str
+    answered: int
+    found: int
+    of: int
+    confidently_wrong: int
+
+
+class SuiteWrongLine(BaseModel):
+    """One confidently wrong answer: a false alarm, a wrong line, a wrong verdict or a trap."""
+
+    alias: str
+    task: str
+    wrong: str
+    invented: list[str]
+    call: str
+    at: datetime
+
+
+class SuiteResultsReply(BaseModel):
+    models: list[SuiteModelLine] = Field(default_factory=list)
+    shapes: list[SuiteShapeLine] = Field(default_factory=list)
+    wrong: list[SuiteWrongLine] = Field(default_factory=list)

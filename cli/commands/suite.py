@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 import typer
 
@@ -103,5 +104,37 @@ def run(
         wrong = sum(1 for r in rows if r["wrong"])
         answered = sum(r["kind"] == "answered" for r in rows)
         say(f"{len(rows)} asked, {answered} answered, {wrong} confidently wrong")
+
+    s.emit(reply, human)
+
+
+@app.command("results")
+def results(
+    ctx: typer.Context,
+    model: Annotated[str, typer.Option(help="Only this model (alias).")] = "",
+    wrong: Annotated[bool, typer.Option("--wrong", help="List the confidently wrong answers.")] = False,
+) -> None:
+    """Suite scores (GET /api/suite/results): per model its routing recall (found/of over the tasks that
+    count, T-5) and how often it was confidently wrong; per model and shape; with --wrong, each confidently
+    wrong answer (a false alarm on a control, a wrong line, a wrong verdict, a trap).
+
+    Example:
+
+    \b
+      bench suite results
+      bench suite results --model gpt-mini --wrong
+    """
+    s = session(ctx)
+    with s.client() as client:
+        reply = client.get("/api/suite/results" + (f"?{urlencode({'alias': model})}" if model else ""))
+
+    def human(data: Any) -> None:
+        columns = ["alias", "answered", "found", "of", "recall", "confidently_wrong", "last"]
+        show(rows_table("suite: per model", columns, data.get("models") or []))
+        show(rows_table("per shape", ["alias", "shape", "answered", "found", "of", "confidently_wrong"],
+                        data.get("shapes") or []))
+        if wrong:
+            show(rows_table("confidently wrong", ["at", "alias", "task", "wrong", "invented", "call"],
+                            data.get("wrong") or []))
 
     s.emit(reply, human)

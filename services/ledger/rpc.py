@@ -32,6 +32,8 @@ from shared.commands import (
     RecordRequest,
     SqlReply,
     SqlRequest,
+    SuiteResultsReply,
+    SuiteResultsRequest,
     UsageReply,
     UsageRequest,
     VerdictReply,
@@ -78,6 +80,9 @@ class Handlers:
             raise rpc.RpcFailure(reply.error.status, reply.error.message)
         return reply
 
+    async def suite(self, req: SuiteResultsRequest) -> SuiteResultsReply:
+        return await self.ledger.read(Store.suite_results, req.alias)
+
     async def rebuild(self, req: RebuildRequest) -> Rebuilt:
         return Rebuilt.model_validate(await self.ledger.rebuild())
 
@@ -112,6 +117,7 @@ async def serve(bus: rpc.Bus, ledger: Ledger) -> list[rpc.Subscription]:
         subjects.RPC_LEDGER_USAGE: (UsageRequest, h.usage),
         subjects.RPC_LEDGER_SQL: (SqlRequest, h.sql),
         subjects.RPC_LEDGER_PACING: (PacingRequest, h.pacing),
+        subjects.RPC_LEDGER_SUITE: (SuiteResultsRequest, h.suite),
     }
     return [
         await rpc.serve(bus, subject, subjects.LEDGER_QUEUE, request_type, behind_is_503(handler))

@@ -36,6 +36,10 @@ from shared.commands import (
     SentCount,
     SentLine,
     SqlReply,
+    SuiteModelLine,
+    SuiteResultsReply,
+    SuiteShapeLine,
+    SuiteWrongLine,
     UsageLine,
     UsageRequest,
 )
@@ -279,6 +283,35 @@ class Store:
         finally:
             cur.close()
         return [UsageLine(**dict(zip(names, row, strict=True))) for row in rows]
+
+    def suite_results(self, alias: str) -> SuiteResultsReply:
+        """T-5 from the latest answer per model and task (non-answers never replace an answer)."""
+        latest = ("WITH latest AS (SELECT * FROM suite_answers WHERE kind = 'answered' "
+                  "AND ($alias = '' OR alias = $alias) "
+                  "QUALIFY row_number() OVER (PARTITION BY alias, task ORDER BY seq DESC) = 1) ")
+        wrong_count = "count(*) FILTER (WHERE wrong <> '')"
+        cur = self.con.cursor()
+        try:
+            models = cur.execute(
+                latest + "SELECT alias, count(*), coalesce(sum(found) FILTER (WHERE recall), 0), "
+                f"coalesce(sum(of) FILTER (WHERE recall), 0), {wrong_count}, max(\"at\") "
+                "FROM latest GROUP BY alias ORDER BY alias", {"alias": alias}).fetchall()
+            shapes = cur.execute(
+                latest + f"SELECT alias, shape, count(*), sum(found), sum(of), {wrong_count} "
+                "FROM latest GROUP BY alias, shape ORDER BY alias, shape", {"alias": alias}).fetchall()
+            wrong = cur.execute(
+                latest + "SELECT alias, task, wrong, invented_clauses, call, \"at\" FROM latest "
+                "WHERE wrong <> '' ORDER BY \"at\" DESC, alias, task", {"alias": alias}).fetchall()
+        finally:
+            cur.close()
+        return SuiteResultsReply(
+            models=[SuiteModelLine(alias=a, answered=n, found=f, of=o, recall=round(f / o, 3) if o else None,
+                                   confidently_wrong=w, last=last) for a, n, f, o, w, last in models],
+            shapes=[SuiteShapeLine(alias=a, shape=s, answered=n, found=f, of=o, confidently_wrong=w)
+                    for a, s, n, f, o, w in shapes],
+            wrong=[SuiteWrongLine(alias=a, task=t, wrong=w, invented=list(i), call=c, at=at)
+                   for a, t, w, i, c, at in wrong],
+        )
 
     def pacing_history(self, connection: str, now: datetime) -> PacingReply:
         """L-2's history of one connection in the shape of the callers' windows: the last 24 hours of

@@ -13,7 +13,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from shared.alerts import KINDS, Alert
-from shared.commands import KnownLimits, QuotaLine, RestingLine, SentLine, UsageLine
+from shared.commands import (
+    KnownLimits,
+    QuotaLine,
+    RestingLine,
+    SentLine,
+    SuiteModelLine,
+    SuiteShapeLine,
+    SuiteWrongLine,
+    UsageLine,
+)
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]
 Kind = Literal["provider", "aggregator", "hub", "local"]
@@ -492,3 +501,12 @@ class SuiteRunReplyBody(Ok):
     results: list[SuiteResultBody]
     refused: list[str]
     skipped: list[str]
+
+
+class SuiteResultsReplyBody(Ok):
+    """T-5 from the latest answer per model and task: per model (routing recall, confidently wrong), per
+    model and shape, and each confidently wrong answer, newest first."""
+
+    models: list[SuiteModelLine]
+    shapes: list[SuiteShapeLine]
+    wrong: list[SuiteWrongLine]

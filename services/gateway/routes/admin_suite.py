@@ -1,5 +1,6 @@
-"""The review suite on the admin API (T-6): a pass now, run by a prober (`bench.rpc.prober.suite`). The
-gateway holds no task and calls no model for it: the prober reads the tasks, the callers ask the model."""
+"""The review suite on the admin API: a pass now (T-6), run by a prober (`bench.rpc.prober.suite`), and the
+results as the ledger folded them (T-5). The gateway holds no task and calls no model for it: the prober
+reads the tasks, the callers ask the model."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from fastapi import APIRouter
 from starlette.requests import Request
 
 from services.gateway import bus_calls
-from services.gateway.admin.schemas import REFUSALS, SuiteRunBody, SuiteRunReplyBody
+from services.gateway.admin.schemas import REFUSALS, SuiteResultsReplyBody, SuiteRunBody, SuiteRunReplyBody
 from services.gateway.routes.admin_base import AdminRoute, context
 from shared import subjects
-from shared.commands import SuiteRunReply, SuiteRunRequest
+from shared.commands import SuiteResultsReply, SuiteResultsRequest, SuiteRunReply, SuiteRunRequest
 
 router = APIRouter(route_class=AdminRoute, tags=["suite"])
 
@@ -26,4 +27,13 @@ async def run(body: SuiteRunBody, request: Request) -> dict[str, Any]:
     req = SuiteRunRequest(model=body.model, task=body.task, next=body.next)
     reply = await bus_calls.ask(context(request).nc, subjects.RPC_PROBER_SUITE, req, SuiteRunReply,
                                 SUITE_TIMEOUT_S)
+    return {**reply.model_dump(mode="json"), "ok": True}
+
+
+@router.get("/api/suite/results", response_model=SuiteResultsReplyBody, responses=REFUSALS)
+async def results(request: Request, alias: str = "") -> dict[str, Any]:
+    """Suite scores per model and shape from each model's latest answer per task, and the confidently wrong
+    answers (false alarms on controls, wrong lines, wrong verdicts, traps)."""
+    reply = await context(request).ask_ledger(subjects.RPC_LEDGER_SUITE, SuiteResultsRequest(alias=alias),
+                                              SuiteResultsReply)
     return {**reply.model_dump(mode="json"), "ok": True}

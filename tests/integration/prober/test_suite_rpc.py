@@ -57,8 +57,8 @@ async def test_a_pass_on_request_reads_its_tasks_and_reports(
     prober: ServiceProcess,
 ) -> None:
     provider.set_model("suite-rpc", answer="VERDICT: TRUE\n`used >= limit` is true when they are equal.")
-    for event in (EndpointSaved(id="cfg:fake2", name="fake", base=provider.base_for("chat")),
-                  ModelRegistered(id="cfg:suite-rpc", alias="suite-rpc", served="suite-rpc", endpoint="fake")):
+    model = ModelRegistered(id="cfg:suite-rpc", alias="suite-rpc", served="suite-rpc", endpoint="fake")
+    for event in (EndpointSaved(id="cfg:fake2", name="fake", base=provider.base_for("chat")), model):
         await bus.publish_event(nc.jetstream(), event)
     callers(caller_env())
     reply = await rpc.call(nc, subjects.RPC_PROBER_SUITE, SuiteRunRequest(model="suite-rpc"), SuiteRunReply,
@@ -73,5 +73,6 @@ async def test_a_pass_on_request_reads_its_tasks_and_reports(
         report.read_text())
 
     with pytest.raises(rpc.RpcFailure) as unknown:
-        await rpc.call(nc, subjects.RPC_PROBER_SUITE, SuiteRunRequest(model="nobody"), SuiteRunReply, timeout=10)
+        await rpc.call(nc, subjects.RPC_PROBER_SUITE, SuiteRunRequest(model="nobody"), SuiteRunReply,
+                       timeout=10)
     assert (unknown.value.status, unknown.value.message) == (404, "'nobody' is not a registered model")

@@ -1,0 +1,56 @@
+"""`bench suite …`: run and results go to their routes; seed refuses what is not a git work tree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from typer.testing import Result
+
+from tests.unit.cli.conftest import FakeServer
+
+Bench = Callable[..., Result]
+
+
+def test_suite_run_asks_for_one_pass_and_shows_its_scores(bench: Bench, server: FakeServer) -> None:
+    server.answer("POST", "/api/suite/run", body={
+        "ok": True, "run": "s20261203-100000-abcd", "alias": "gpt-mini",
+        "refused": ["bad: attach: is absolute"], "skipped": [], "results": [
+            {"task": "seed-x", "kind": "answered", "found": ["FAULT: line 3"], "missed": [], "invented": [],
+             "wrong": "", "reason": "", "seconds": 2.0},
+            {"task": "seed-x-control", "kind": "answered", "found": [], "missed": ["NO FAULT"],
+             "invented": ["a fault in the control"], "wrong": "false alarm", "reason": "", "seconds": 1.0}]})
+    result = bench("suite", "run", "--model", "gpt-mini", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert server.body() == {"model": "gpt-mini", "task": "", "next": ""}
+    assert "seed-x-control" in result.stdout and "false alarm" in result.stdout
+    assert "refused: bad: attach: is absolute" in result.stderr
+    assert "2 asked, 2 answered, 1 confidently wrong" in result.stderr
+
+
+def test_suite_run_needs_one_way_to_pick_the_model(bench: Bench, server: FakeServer) -> None:
+    assert bench("suite", "run").exit_code == 2
+    assert bench("suite", "run", "--model", "a", "--next").exit_code == 2
+    assert server.seen == []
+
+
+def test_suite_results_for_one_model_with_the_confidently_wrong(bench: Bench, server: FakeServer) -> None:
+    server.answer("GET", "/api/suite/results", body={
+        "ok": True, "shapes": [], "models": [
+            {"alias": "m", "answered": 3, "found": 2, "of": 4, "recall": 0.5, "confidently_wrong": 1,
+             "last": "2026-12-03T10:00:00Z"}],
+        "wrong": [{"alias": "m", "task": "claim-1", "wrong": "wrong verdict", "invented": ["VERDICT: TRUE"],
+                   "call": "s1.t1", "at": "2026-12-03T10:00:00Z"}]})
+    result = bench("suite", "results", "--model", "m", "--wrong", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert str(server.seen[0].url).endswith("/api/suite/results?alias=m")
+    assert "0.5" in result.stdout and "wrong verdict" in result.stdout
+
+
+def test_seed_refuses_a_folder_that_is_not_a_work_tree_and_writes_nothing(
+    bench: Bench, tmp_path: Path
+) -> None:
+    out = tmp_path / "tasks"
+    result = bench("suite", "seed", "--repo", str(tmp_path), "--out", str(out))
+    assert result.exit_code == 1 and "is not a git work tree" in result.stderr
+    assert not out.exists()
