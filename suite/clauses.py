@@ -1,8 +1,9 @@
 """Clauses (T-1) and the negation rule (T-2): what counts as a mention, and when a mention is a claim.
 
-A clause is a case-insensitive substring, `{"any_of": [...]}` (any one of them), or `{"regex": ..., "label"}`
-(searched case-insensitively, `^`/`$` at line ends). A mention of a `must_not_claim` clause is an assertion
-unless a negation word precedes it in the same sentence, within `NEGATION_WINDOW` characters.
+A clause is a case-insensitive substring, `{"any_of": [...], "label"?}` (any one of them), or
+`{"regex": ..., "label"?}` (searched case-insensitively, `^`/`$` at line ends). A mention of a
+`must_not_claim` clause is an assertion unless a negation word precedes it in the same sentence, within
+`NEGATION_WINDOW` characters.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ FLAGS = re.IGNORECASE | re.MULTILINE
 class AnyOf(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     any_of: Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+    label: str = ""
 
 
 class Regex(BaseModel):
@@ -63,7 +65,7 @@ def label(clause: Clause) -> str:
     if isinstance(clause, str):
         return clause
     if isinstance(clause, AnyOf):
-        return " | ".join(clause.any_of)
+        return clause.label or " | ".join(clause.any_of)
     return clause.label or clause.regex
 
 

@@ -68,9 +68,9 @@ def _has_head(top: Path) -> bool:
 
 
 def is_test(path: str) -> bool:
-    """Tests are not seeded: a planted bug belongs in the code they test."""
+    """Tests are not seeded (a planted bug belongs in the code they test), nor task fixtures (excerpts)."""
     parts = PurePosixPath(path).parts
-    return any(p in ("tests", "test") for p in parts[:-1]) or parts[-1].startswith("test_")
+    return any(p in ("tests", "test", "fixtures") for p in parts[:-1]) or parts[-1].startswith("test_")
 
 
 def slug(text: str) -> str:
