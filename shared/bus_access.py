@@ -117,7 +117,7 @@ GRANTS: dict[str, Grant] = {
         publish=(
             subjects.CONFIG, f"{subjects.PANEL_PREFIX}.>", f"{subjects.SEAT_PREFIX}.>",
             f"{subjects.ROUTE_PREFIX}.>", subjects.CALLS_ALL,
-            subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, LEDGER_RPC,
+            subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, subjects.RPC_SEATER_RANK, LEDGER_RPC,
             subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS, subjects.RPC_PROBER_SUITE,
         ),
         subscribe=(f"{subjects.SEAT_PREFIX}.>", RELAY_FRAMES),
@@ -125,7 +125,7 @@ GRANTS: dict[str, Grant] = {
     # Plans panels and route turns from its fold; records who was seated.
     "seater": service_base("seater") + reads_stream(EVENTS) + uses_bucket(subjects.IDS_BUCKET) + Grant(
         publish=(f"{subjects.PANEL_PREFIX}.>",),
-        subscribe=(subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE),
+        subscribe=(subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, subjects.RPC_SEATER_RANK),
     ),
     # The only holder of provider keys: takes seat calls from the work queue, lists models for the gateway,
     # streams route turns back to the gateway that asked, records seats, usage and learned limits.

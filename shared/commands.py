@@ -530,3 +530,34 @@ class SuiteResultsReply(BaseModel):
     models: list[SuiteModelLine] = Field(default_factory=list)
     shapes: list[SuiteShapeLine] = Field(default_factory=list)
     wrong: list[SuiteWrongLine] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- why a collection ranks as it does
+
+
+class RankRequest(BaseModel):
+    """`bench collection rank NAME`: route mode's order for a new conversation and the merger candidates,
+    each member with the evidence that put it there (RM-3, P-15, T-5)."""
+
+    model_config = ConfigDict(extra="forbid")
+    collection: str
+
+
+class RankLine(BaseModel):
+    alias: str
+    place: int
+    useful: int
+    judged: int
+    findings: int
+    recall: float | None
+    suite_answers: int
+    confidently_wrong: int
+    resting: bool
+    why: str
+
+
+class RankReply(BaseModel):
+    collection: str
+    route: list[RankLine] = Field(default_factory=list)
+    mergers: list[str] = Field(default_factory=list)
+    primary: str | None = None  # the router's primary for the collection's shape (T-5), member or not

@@ -100,6 +100,8 @@ LIMITS_ALL = f"{LIMIT_PREFIX}.>"
 
 # Route mode (SPEC RM-*): one member's streamed turn, relayed from a caller to the asking gateway.
 RPC_SEATER_ROUTE = "bench.rpc.seater.route"
+# Why a collection's members rank as they do (`bench collection rank`), from the seater's own fold.
+RPC_SEATER_RANK = "bench.rpc.seater.rank"
 RPC_CALLER_ROUTE = "bench.rpc.caller.route"
 RELAY_PREFIX = "bench.relay"
 CANCEL_SUFFIX = ".cancel"

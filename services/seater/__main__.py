@@ -21,10 +21,11 @@ def main() -> None:
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         seater = Seater(nc, instance)
         await seater.start()
-        ranker = await RouteRanker(seater.rotation).serve(nc)
+        ranker = await RouteRanker(seater.rotation, seater.config).serve(nc)
 
         async def stop() -> None:
-            await ranker.unsubscribe()
+            for sub in ranker:
+                await sub.unsubscribe()
             await seater.stop()
 
         return stop

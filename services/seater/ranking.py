@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from services.seater.rotation import Rotation
+from shared.commands import RankLine, RankReply
 from shared.config_state import ConfigState
 from shared.events import CollectionSaved
 
@@ -43,3 +44,35 @@ def route_order(
         ranked.remove(stalest)
         ranked.insert(0, stalest)
     return ranked
+
+
+def never_first() -> float:
+    """A draw that never moves the stalest member first: the order the evidence alone gives."""
+    return 1.0
+
+
+def explain(col: CollectionSaved, config: ConfigState, rotation: Rotation, now: datetime) -> RankReply:
+    """Route mode's order for a new conversation without the explore-first draw, each member with the
+    evidence that placed it, and the merger candidates for the collection's shape."""
+    members = [a for a in dict.fromkeys(col.members) if a in config.models]
+    lines = []
+    for place, alias in enumerate(route_order(members, rotation, now, never_first), 1):
+        tally, recall = rotation.useful(alias), rotation.suite.recall(alias)
+        resting = rotation.cooling(alias, now)
+        wrong = rotation.suite.confidently_wrong(alias)
+        why = [f"{tally.useful} useful of {tally.judged} judged"]
+        why.append(f"{recall.found} suite findings of {recall.of} (over {recall.answers} tasks)"
+                   if recall.answers else "no suite score")
+        if wrong:
+            why.append(f"{wrong} confidently wrong")
+        if resting:
+            why.append(f"resting until {rotation.cooling_until[alias]:%Y-%m-%d %H:%M} UTC: last")
+        lines.append(RankLine(
+            alias=alias, place=place, useful=tally.useful, judged=tally.judged, findings=recall.found,
+            recall=round(recall.ratio, 3) if recall.of else None, suite_answers=recall.answers,
+            confidently_wrong=wrong, resting=resting, why="; ".join(why),
+        ))
+    shape = col.shape or "general"
+    primary = rotation.suite.primary([a for a, m in config.models.items() if not m.ad_hoc], shape)
+    mergers = merger_candidates(col, shape, config, rotation)
+    return RankReply(collection=col.name, route=lines, mergers=mergers, primary=primary)

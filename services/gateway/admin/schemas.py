@@ -16,6 +16,7 @@ from shared.alerts import KINDS, Alert
 from shared.commands import (
     KnownLimits,
     QuotaLine,
+    RankLine,
     RestingLine,
     SentLine,
     SuiteModelLine,
@@ -510,3 +511,13 @@ class SuiteResultsReplyBody(Ok):
     models: list[SuiteModelLine]
     shapes: list[SuiteShapeLine]
     wrong: list[SuiteWrongLine]
+
+
+class RankReplyBody(Ok):
+    """RM-3, P-15, T-5: route mode's order for a new conversation (without the explore-first draw), each
+    member with its evidence, the merger candidates and the router's primary."""
+
+    collection: str
+    route: list[RankLine]
+    mergers: list[str]
+    primary: str | None

@@ -10,15 +10,29 @@ from fastapi import APIRouter
 from starlette.requests import Request
 
 from services.gateway import bus_calls
-from services.gateway.admin.schemas import REFUSALS, SuiteResultsReplyBody, SuiteRunBody, SuiteRunReplyBody
+from services.gateway.admin.schemas import (
+    REFUSALS,
+    RankReplyBody,
+    SuiteResultsReplyBody,
+    SuiteRunBody,
+    SuiteRunReplyBody,
+)
 from services.gateway.routes.admin_base import AdminRoute, context
 from shared import subjects
-from shared.commands import SuiteResultsReply, SuiteResultsRequest, SuiteRunReply, SuiteRunRequest
+from shared.commands import (
+    RankReply,
+    RankRequest,
+    SuiteResultsReply,
+    SuiteResultsRequest,
+    SuiteRunReply,
+    SuiteRunRequest,
+)
 
 router = APIRouter(route_class=AdminRoute, tags=["suite"])
 
 # A pass asks up to six tasks one at a time, each paced by the callers: minutes, not seconds.
 SUITE_TIMEOUT_S = 900.0
+RANK_TIMEOUT_S = 10.0
 
 
 @router.post("/api/suite/run", response_model=SuiteRunReplyBody, responses=REFUSALS)
@@ -36,4 +50,13 @@ async def results(request: Request, alias: str = "") -> dict[str, Any]:
     answers (false alarms on controls, wrong lines, wrong verdicts, traps)."""
     reply = await context(request).ask_ledger(subjects.RPC_LEDGER_SUITE, SuiteResultsRequest(alias=alias),
                                               SuiteResultsReply)
+    return {**reply.model_dump(mode="json"), "ok": True}
+
+
+@router.get("/api/collection/rank", response_model=RankReplyBody, responses=REFUSALS)
+async def rank(request: Request, name: str) -> dict[str, Any]:
+    """Why a collection's members rank as they do: useful verdicts, suite findings, rests (the seater's own
+    fold, so exactly what route mode and the merger fallback use)."""
+    reply = await bus_calls.ask(context(request).nc, subjects.RPC_SEATER_RANK, RankRequest(collection=name),
+                                RankReply, RANK_TIMEOUT_S)
     return {**reply.model_dump(mode="json"), "ok": True}

@@ -54,3 +54,16 @@ def test_seed_refuses_a_folder_that_is_not_a_work_tree_and_writes_nothing(
     result = bench("suite", "seed", "--repo", str(tmp_path), "--out", str(out))
     assert result.exit_code == 1 and "is not a git work tree" in result.stderr
     assert not out.exists()
+
+
+def test_collection_rank_shows_why_each_member_is_where_it_is(bench: Bench, server: FakeServer) -> None:
+    server.answer("GET", "/api/collection/rank", body={
+        "ok": True, "collection": "agents", "mergers": ["m-c", "m-a"], "primary": "m-c", "route": [
+            {"alias": "m-b", "place": 1, "useful": 1, "judged": 1, "findings": 0, "recall": None,
+             "suite_answers": 0, "confidently_wrong": 0, "resting": False,
+             "why": "1 useful of 1 judged; no suite score"}]})
+    result = bench("collection", "rank", "agents", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert str(server.seen[0].url).endswith("/api/collection/rank?name=agents")
+    assert "1 useful of 1 judged; no suite score" in result.stdout
+    assert "mergers: m-c, m-a; router's primary: m-c" in result.stderr
