@@ -35,7 +35,9 @@ def get(stack: Stack, path: str) -> dict[str, Any]:
     return data
 
 
-def test_starter_tasks_scored_end_to_end_and_the_ranking_follows(stack: Stack, provider: FakeProvider) -> None:
+def test_starter_tasks_scored_end_to_end_and_the_ranking_follows(
+    stack: Stack, provider: FakeProvider
+) -> None:
     shutil.copytree(STARTER, stack.home / "suite" / "tasks", dirs_exist_ok=True)
     provider.set_model("suite-e2e-finder", answers={PLANTED: f"FAULT: line 6{WHY}", "kv.put(": RACE},
                        answer=f"NO FAULT{WHY}")
@@ -65,8 +67,8 @@ def test_starter_tasks_scored_end_to_end_and_the_ranking_follows(stack: Stack, p
 
     wait_until(results_in, what="the ledger folding the suite answers")
     models = {m["alias"]: m for m in get(stack, "/api/suite/results")["models"]}
-    assert (models[finder]["found"], models[finder]["of"], models[finder]["confidently_wrong"]) == (1, 1, 0)
-    assert (models[alarmist]["found"], models[alarmist]["of"], models[alarmist]["confidently_wrong"]) == (0, 1, 1)
+    summary = {a: (m["found"], m["of"], m["confidently_wrong"]) for a, m in models.items()}
+    assert (summary[finder], summary[alarmist]) == ((1, 1, 0), (0, 1, 1))
     wrong = get(stack, f"/api/suite/results?alias={alarmist}")["wrong"]
     assert [(w["task"], w["wrong"]) for w in wrong] == [(CONTROL, "false alarm")]
 
