@@ -561,3 +561,22 @@ class RankReply(BaseModel):
     route: list[RankLine] = Field(default_factory=list)
     mergers: list[str] = Field(default_factory=list)
     primary: str | None = None  # the router's primary for the collection's shape (T-5), member or not
+
+
+class JudgedClaimsRequest(BaseModel):
+    """T-4 (`bench suite mine`): calls whose latest verdict names real or false claims, with their prompt."""
+
+    model_config = ConfigDict(extra="forbid")
+    limit: int = Field(default=200, ge=1, le=2000)
+
+
+class JudgedClaim(BaseModel):
+    call: str
+    alias: str
+    prompt: str
+    real: list[str]
+    false: list[str]
+
+
+class JudgedClaimsReply(BaseModel):
+    rows: list[JudgedClaim] = Field(default_factory=list)

@@ -35,6 +35,8 @@ RPC_LEDGER_USAGE = "bench.rpc.ledger.usage"
 RPC_LEDGER_SQL = "bench.rpc.ledger.sql"
 # T-5: the suite's scores per model and shape, and the confidently wrong answers.
 RPC_LEDGER_SUITE = "bench.rpc.ledger.suite"
+# T-4: judged claims with the prompt they were judged on, for mining claim tasks.
+RPC_LEDGER_CLAIMS = "bench.rpc.ledger.claims"
 # L-2: a connection's sent history, for a caller seeding its pacing windows when a limit starts to bind.
 RPC_LEDGER_PACING = "bench.rpc.ledger.pacing"
 # Only callers hold provider keys, so a provider's model list (C-3) is fetched by a caller.

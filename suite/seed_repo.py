@@ -7,7 +7,6 @@ path that is not a work tree is refused and nothing is written. A task folder th
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import subprocess
@@ -19,7 +18,7 @@ from typing import Any
 from suite.clauses import Regex
 from suite.scoring import FALSE_ALARM, NO_FAULT
 from suite.seeding import Function, Mutation, functions, mutations, pick
-from suite.task import FIXTURES, TASK_FILE, Task
+from suite.task import Task, write_tasks
 
 GIT_SAFE = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"]
 PROMPT = (
@@ -126,18 +125,4 @@ def plan(repo: Path, count: int, seed: int) -> list[Draft]:
 
 def write(drafts: list[Draft], out: Path) -> tuple[list[str], list[str]]:
     """Each draft as `<out>/<id>/task.json` and its fixture; (written, already there)."""
-    written, kept = [], []
-    for draft in drafts:
-        folder = out / draft.task.id
-        if folder.exists():
-            kept.append(draft.task.id)
-            continue
-        (folder / FIXTURES).mkdir(parents=True)
-        (folder / FIXTURES / PurePosixPath(draft.task.attach[0]).name).write_text(draft.fixture,
-                                                                                  encoding="utf-8")
-        body = draft.task.model_dump(mode="json", exclude_defaults=True)
-        text = json.dumps(body, indent=2, ensure_ascii=False) + "\n"
-        (folder / TASK_FILE).write_text(text, encoding="utf-8")
-        written.append(draft.task.id)
-    return written, kept
-
+    return write_tasks([(d.task, {PurePosixPath(d.task.attach[0]).name: d.fixture}) for d in drafts], out)

@@ -179,3 +179,22 @@ def load_suite(root: Path, repos: dict[str, Path]) -> tuple[list[tuple[Task, Pat
         except TaskRefused as exc:
             refused.append(exc)
     return tasks, refused
+
+
+def write_tasks(tasks: list[tuple[Task, dict[str, str]]], out: Path) -> tuple[list[str], list[str]]:
+    """Each task as `<out>/<id>/task.json` with its fixtures (base name → text); a task folder that exists
+    is left alone. Returns (written, already there)."""
+    written, kept = [], []
+    for task, fixtures in tasks:
+        folder = out / task.id
+        if folder.exists():
+            kept.append(task.id)
+            continue
+        (folder / FIXTURES).mkdir(parents=True)
+        for name, text in fixtures.items():
+            (folder / FIXTURES / PurePosixPath(name).name).write_text(text, encoding="utf-8")
+        body = task.model_dump(mode="json", exclude_defaults=True)
+        document = json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+        (folder / TASK_FILE).write_text(document, encoding="utf-8")
+        written.append(task.id)
+    return written, kept

@@ -16,7 +16,9 @@ from cli.errors import Refused, UsageProblem
 from cli.output import rows_table, say, show, stdout
 from cli.session import session
 from cli.settings import UpSettings
+from suite.mining import Judged, mined
 from suite.seed_repo import NotAWorkTree, plan, write
+from suite.task import write_tasks
 
 app = noun_app("The review suite: tasks with known answers that score models.")
 
@@ -138,3 +140,36 @@ def results(
                             data.get("wrong") or []))
 
     s.emit(reply, human)
+
+
+@app.command("mine")
+def mine(
+    ctx: typer.Context,
+    out: Annotated[Path | None, typer.Option(help="Task folder (default: <data folder>/suite/tasks).")] = (
+        None
+    ),
+    limit: Annotated[int, typer.Option(min=1, max=2000, help="At most N judged calls.")] = 200,
+) -> None:
+    """Turn judged claims into draft claim tasks (T-4): each `--real`/`--false` claim of a verdict becomes a
+    task asking VERDICT: TRUE or FALSE about the files its panel's prompt carried (frozen as fixtures).
+    Reads GET /api/suite/claims; writes here. A task that exists is left alone.
+
+    Example:
+
+    \b
+      bench suite mine
+    """
+    target = out if out is not None else UpSettings().home / "suite" / "tasks"
+    s = session(ctx)
+    with s.client() as client:
+        reply = client.get(f"/api/suite/claims?{urlencode({'limit': limit})}")
+    rows = (reply.data or {}).get("rows") or []
+    judged = [Judged(r["call"], r["alias"], r["prompt"], list(r.get("real") or []),
+                     list(r.get("false") or [])) for r in rows]
+    drafts = [m for j in judged for m in mined(j)]
+    written, kept = write_tasks([(m.task, m.fixtures) for m in drafts], target)
+    for task_id in written:
+        stdout.print(task_id, markup=False)
+    if kept:
+        say(f"{len(kept)} already there, left alone")
+    say(f"{len(written)} drafts written to {target}" if written else "no drafts written")

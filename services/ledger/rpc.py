@@ -18,6 +18,8 @@ from services.ledger.ledger import Behind, Ledger
 from services.ledger.store import Store
 from shared import rpc, subjects
 from shared.commands import (
+    JudgedClaimsReply,
+    JudgedClaimsRequest,
     LedgerStatus,
     LedgerStatusRequest,
     PacingReply,
@@ -83,6 +85,9 @@ class Handlers:
     async def suite(self, req: SuiteResultsRequest) -> SuiteResultsReply:
         return await self.ledger.read(Store.suite_results, req.alias)
 
+    async def claims(self, req: JudgedClaimsRequest) -> JudgedClaimsReply:
+        return JudgedClaimsReply(rows=await self.ledger.read(Store.judged_claims, req.limit))
+
     async def rebuild(self, req: RebuildRequest) -> Rebuilt:
         return Rebuilt.model_validate(await self.ledger.rebuild())
 
@@ -118,6 +123,7 @@ async def serve(bus: rpc.Bus, ledger: Ledger) -> list[rpc.Subscription]:
         subjects.RPC_LEDGER_SQL: (SqlRequest, h.sql),
         subjects.RPC_LEDGER_PACING: (PacingRequest, h.pacing),
         subjects.RPC_LEDGER_SUITE: (SuiteResultsRequest, h.suite),
+        subjects.RPC_LEDGER_CLAIMS: (JudgedClaimsRequest, h.claims),
     }
     return [
         await rpc.serve(bus, subject, subjects.LEDGER_QUEUE, request_type, behind_is_503(handler))

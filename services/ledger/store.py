@@ -32,6 +32,7 @@ from shared import subjects
 from shared.commands import (
     PACING_BUCKET_S,
     PACING_EXACT_S,
+    JudgedClaim,
     PacingReply,
     SentCount,
     SentLine,
@@ -312,6 +313,22 @@ class Store:
             wrong=[SuiteWrongLine(alias=a, task=t, wrong=w, invented=list(i), call=c, at=at)
                    for a, t, w, i, c, at in wrong],
         )
+
+    def judged_claims(self, limit: int) -> list[JudgedClaim]:
+        """T-4: each call's latest verdict that names claims, with its panel's logged prompt (route
+        conversations log none and are left out), oldest first."""
+        cur = self.con.cursor()
+        try:
+            rows = cur.execute(
+                "WITH latest AS (SELECT * FROM verdicts "
+                "QUALIFY row_number() OVER (PARTITION BY call ORDER BY seq DESC) = 1) "
+                "SELECT v.call, v.alias, p.prompt, v.real_claims, v.false_claims FROM latest v "
+                "JOIN seats s ON s.call = v.call JOIN panels p ON p.panel = s.panel "
+                "WHERE (len(v.real_claims) > 0 OR len(v.false_claims) > 0) AND coalesce(p.prompt, '') <> '' "
+                "ORDER BY v.seq LIMIT ?", [limit]).fetchall()
+        finally:
+            cur.close()
+        return [JudgedClaim(call=c, alias=a, prompt=p, real=list(r), false=list(f)) for c, a, p, r, f in rows]
 
     def pacing_history(self, connection: str, now: datetime) -> PacingReply:
         """L-2's history of one connection in the shape of the callers' windows: the last 24 hours of

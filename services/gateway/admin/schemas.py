@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from shared.alerts import KINDS, Alert
 from shared.commands import (
+    JudgedClaim,
     KnownLimits,
     QuotaLine,
     RankLine,
@@ -521,3 +522,9 @@ class RankReplyBody(Ok):
     route: list[RankLine]
     mergers: list[str]
     primary: str | None
+
+
+class JudgedClaimsReplyBody(Ok):
+    """T-4: calls whose latest verdict names real or false claims, with the prompt their panel logged."""
+
+    rows: list[JudgedClaim]

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from starlette.requests import Request
 
 from services.gateway import bus_calls
 from services.gateway.admin.schemas import (
     REFUSALS,
+    JudgedClaimsReplyBody,
     RankReplyBody,
     SuiteResultsReplyBody,
     SuiteRunBody,
@@ -20,6 +21,8 @@ from services.gateway.admin.schemas import (
 from services.gateway.routes.admin_base import AdminRoute, context
 from shared import subjects
 from shared.commands import (
+    JudgedClaimsReply,
+    JudgedClaimsRequest,
     RankReply,
     RankRequest,
     SuiteResultsReply,
@@ -59,4 +62,13 @@ async def rank(request: Request, name: str) -> dict[str, Any]:
     fold, so exactly what route mode and the merger fallback use)."""
     reply = await bus_calls.ask(context(request).nc, subjects.RPC_SEATER_RANK, RankRequest(collection=name),
                                 RankReply, RANK_TIMEOUT_S)
+    return {**reply.model_dump(mode="json"), "ok": True}
+
+
+@router.get("/api/suite/claims", response_model=JudgedClaimsReplyBody, responses=REFUSALS)
+async def claims(request: Request, limit: int = Query(default=200, ge=1, le=2000)) -> dict[str, Any]:
+    """Judged claims to mine into claim tasks (`bench suite mine`): each call's latest verdict that names
+    real or false claims, with the prompt its panel logged. Admin only: prompts are in it."""
+    reply = await context(request).ask_ledger(subjects.RPC_LEDGER_CLAIMS, JudgedClaimsRequest(limit=limit),
+                                              JudgedClaimsReply)
     return {**reply.model_dump(mode="json"), "ok": True}

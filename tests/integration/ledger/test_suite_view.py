@@ -10,7 +10,7 @@ from services.ledger.fold import fold_batch
 from services.ledger.store import Store
 from shared import bus, subjects
 from tests.integration.ledger.process import LedgerProcess, ask, publish_all
-from tests.unit.ledger.factories import T0, suite_answered
+from tests.unit.ledger.factories import T0, answered, completed, recorded, seated, suite_answered
 
 ANSWERS = [
     suite_answered("a", "race", found=1, missed=1, n=1),
@@ -40,3 +40,17 @@ async def test_the_view_over_the_bus(nc: bus.NATS, ledger: LedgerProcess) -> Non
     reply = await ask(nc, subjects.RPC_LEDGER_SUITE, {"alias": "a"})
     assert [(m["alias"], m["found"], m["of"]) for m in reply["models"]] == [("a", 2, 2)]
     assert [w["task"] for w in reply["wrong"]] == ["claim-1"]
+
+
+def test_judged_claims_come_with_their_panels_prompt(store: Store) -> None:
+    panel = "p20261202-093000-abcd"
+    calls = [f"{panel}.member1", f"{panel}.member2"]
+    events = [seated(panel), completed(calls[0], alias="a"), completed(calls[1], alias="b"),
+              answered(panel, calls), recorded(calls[0], "a", True, n=1), recorded(calls[1], "b", False, n=2),
+              recorded(calls[1], "b", True, n=3, at=T0 + timedelta(minutes=1))]  # b's latest
+    store.apply(fold_batch(enumerate(events, 1)), len(events))
+    claims = store.judged_claims(10)
+    assert [(c.call, c.real, c.false, c.prompt) for c in claims] == [
+        (f"{panel}.member1", ["the race"], [], "find the race in refresh()"),
+        (f"{panel}.member2", ["the race"], [], "find the race in refresh()"),
+    ]

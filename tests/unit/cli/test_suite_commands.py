@@ -67,3 +67,15 @@ def test_collection_rank_shows_why_each_member_is_where_it_is(bench: Bench, serv
     assert str(server.seen[0].url).endswith("/api/collection/rank?name=agents")
     assert "1 useful of 1 judged; no suite score" in result.stdout
     assert "mergers: m-c, m-a; router's primary: m-c" in result.stderr
+
+
+def test_mine_writes_a_draft_per_judged_claim(bench: Bench, server: FakeServer, tmp_path: Path) -> None:
+    server.answer("GET", "/api/suite/claims", body={"ok": True, "rows": [
+        {"call": "p20261203-101010-abcd.member1", "alias": "m", "real": ["holds the lock"], "false": [],
+         "prompt": "Check:\n\n`lib.py`:\n```\ndef f():\n    pass\n```"}]})
+    out = tmp_path / "tasks"
+    result = bench("suite", "mine", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split() == ["mined-p20261203-101010-abcd-member1-1"]
+    assert (out / "mined-p20261203-101010-abcd-member1-1" / "fixtures" / "lib.py").read_text() == (
+        "def f():\n    pass\n")
