@@ -19,7 +19,7 @@ from suite.task import Task
 
 PASS_TASKS = 6
 CAPACITY = ("rate limit", "rate-limit", "quota", "too many requests", "429", "overloaded", "capacity",
-            "no answer in", "timed out", "paced by the bench")
+            "no answer in", "timed out", "paced by the bench", "not sent")
 Next = Literal["paid", "free"]
 
 

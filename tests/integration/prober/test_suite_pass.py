@@ -10,8 +10,16 @@ from pathlib import Path
 from services.prober.suite_calls import Asked
 from services.prober.suite_pass import SuitePass
 from shared import bus
+from shared.alerts import paid_key
 from shared.config_state import ConfigState
-from shared.events import ConfigEvent, EndpointSaved, LimitsSaved, ModelRegistered, SuiteAnswered
+from shared.events import (
+    AlertRaised,
+    ConfigEvent,
+    EndpointSaved,
+    LimitsSaved,
+    ModelRegistered,
+    SuiteAnswered,
+)
 from shared.natsserver import NatsServer
 from suite.seed_repo import drafts_for
 from suite.seeding import functions, mutations
@@ -111,3 +119,23 @@ async def test_twenty_tasks_on_a_ten_rpm_connection_never_exceed_it_and_finish(
     assert [e.kind for e in results] == ["answered"] * 20 and all(e.found == ["race"] for e in results)
     assert len(received) == 20 and most_in(received, 60.0 - ARRIVAL_JITTER_S) <= 10
     assert max(received) - min(received) >= 60.0  # the last ten waited for the first ten's minute to pass
+
+
+async def test_a_held_model_is_not_called_and_its_tasks_are_no_answers(
+    nats_server: NatsServer, nc: bus.NATS, provider: FakeProvider, callers: Callable[..., CallerProcess]
+) -> None:
+    """The free-tier guard holds a model on a `went paid` alert for suite calls as for any seat (U-5)."""
+    provider.set_model("suite-held", answer="The race is in the read-modify-write of the window document.")
+    config = await setup(nc, provider, ["suite-held"])
+    alert = AlertRaised(id="cfg:held", key=paid_key("suite-held"), kind="went paid", message="priced now")
+    config.apply(alert, await bus.publish_event(nc.jetstream(), alert))
+    callers(caller_env())
+    task = Task(id="race", title="race", prompt="Where is the race?", must_find=["race"])
+    prober = await bus.connect(nats_server.url, "test-prober", nats_server.login("prober"))
+    try:
+        [result] = await SuitePass(prober, config, by="prober-test", deadline_s=30).run(
+            "suite-held", [Asked(task, task.prompt)])
+    finally:
+        await prober.close()
+    assert result.kind == "error" and "the free-tier guard holds suite-held" in result.reason
+    assert not [r for r in provider.requests() if r["model"] == "suite-held"]
