@@ -5,7 +5,7 @@ pass's report to `runs/suite-<date>.md`."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -23,7 +23,7 @@ from tests.integration.service_process import ServiceProcess
 CODE = "def window_full(used, limit):\n    return used >= limit\n"
 
 
-def write_task(tasks: Path, task_id: str, body: dict[str, object], fixture: str | None = None) -> None:
+def write_task(tasks: Path, task_id: str, body: Mapping[str, object], fixture: str | None = None) -> None:
     folder = tasks / task_id
     (folder / "fixtures").mkdir(parents=True)
     (folder / "task.json").write_text(json.dumps({"id": task_id, "title": task_id, **body}))
