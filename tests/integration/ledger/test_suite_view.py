@@ -9,10 +9,11 @@ from datetime import timedelta
 from services.ledger.fold import fold_batch
 from services.ledger.store import Store
 from shared import bus, subjects
+from shared.events import EventBase
 from tests.integration.ledger.process import LedgerProcess, ask, publish_all
 from tests.unit.ledger.factories import T0, answered, completed, recorded, seated, suite_answered
 
-ANSWERS = [
+ANSWERS: list[EventBase] = [
     suite_answered("a", "race", found=1, missed=1, n=1),
     suite_answered("a", "race", found=2, missed=0, n=2, at=T0 + timedelta(minutes=1)),  # asked again
     suite_answered("a", "race", kind="timeout", found=0, n=3, at=T0 + timedelta(minutes=2)),  # no answer
