@@ -20,7 +20,11 @@ SUITE_SEAT = "suite"
 
 
 class NotRunnable(ValueError):
-    """The model cannot be asked: unknown, retired, or its endpoint is gone."""
+    """No pass can run as asked: `status` is 404 for a model or task that does not exist, else 400."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,7 @@ def suite_call(
 ) -> SeatCall:
     model = config.models.get(alias)
     if model is None:
-        raise NotRunnable(f"{alias!r} is not a registered model")
+        raise NotRunnable(f"{alias!r} is not a registered model", 404)
     endpoint = config.endpoints.get(model.endpoint)
     if endpoint is None:
         raise NotRunnable(f"{alias!r} is on endpoint {model.endpoint!r}, which is not saved")

@@ -47,12 +47,12 @@ class SuiteJob:
         if not alias:
             raise NotRunnable("no model to test: give one, or none is left for this schedule")
         if alias not in self.config.models:
-            raise NotRunnable(f"{alias!r} is not a registered model")
+            raise NotRunnable(f"{alias!r} is not a registered model", 404)
         if task:
             chosen = [t for t in tasks if t.id == task]
             if not chosen:
                 why = next((r.reason for r in refused if r.task == task), "no such task")
-                raise NotRunnable(f"task {task!r}: {why}")
+                raise NotRunnable(f"task {task!r}: {why}", 404 if why == "no such task" else 400)
         else:
             chosen = pick_tasks(tasks, self.history, alias)
         folders = {t.id: f for t, f in loaded}

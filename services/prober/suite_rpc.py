@@ -17,14 +17,15 @@ class SuiteRpc:
         self.busy = asyncio.Lock()
 
     async def handle(self, request: SuiteRunRequest) -> SuiteRunReply:
+        if request.model and request.next:
+            raise rpc.RpcFailure(400, "give a model or next, not both")
         if self.busy.locked():
             raise rpc.RpcFailure(409, "a suite pass is running on this prober; try again when it ends")
         async with self.busy:
             try:
                 outcome = await self.job.run(request.model, request.task, request.next or None)
             except NotRunnable as exc:
-                raise rpc.RpcFailure(404 if "not a registered" in str(exc) or "task" in str(exc) else 400,
-                                     str(exc)) from None
+                raise rpc.RpcFailure(exc.status, str(exc)) from None
         return SuiteRunReply(
             run=outcome.results[0].run if outcome.results else "", alias=outcome.alias,
             results=[SuiteResult(task=r.task, kind=r.kind, found=r.found, missed=r.missed,
