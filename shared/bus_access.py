@@ -119,6 +119,7 @@ GRANTS: dict[str, Grant] = {
             f"{subjects.ROUTE_PREFIX}.>", subjects.CALLS_ALL,
             subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, subjects.RPC_SEATER_RANK, LEDGER_RPC,
             subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS, subjects.RPC_PROBER_SUITE,
+            subjects.RPC_PROBER_RESCORE,
         ),
         subscribe=(f"{subjects.SEAT_PREFIX}.>", RELAY_FRAMES),
     ),
@@ -141,7 +142,7 @@ GRANTS: dict[str, Grant] = {
     # answers and record the scores.
     "prober": service_base("prober") + reads_stream(EVENTS) + uses_bucket(subjects.IDS_BUCKET) + Grant(
         publish=(subjects.CALLS_ALL, f"{subjects.SUITE_PREFIX}.>"),
-        subscribe=(f"{subjects.SEAT_PREFIX}.>", subjects.RPC_PROBER_SUITE),
+        subscribe=(f"{subjects.SEAT_PREFIX}.>", subjects.RPC_PROBER_SUITE, subjects.RPC_PROBER_RESCORE),
     ),
     # Folds every event into DuckDB, answers the ledger's questions, records verdicts; owns the streams.
     "ledger": service_base("ledger") + reads_stream(EVENTS) + Grant(

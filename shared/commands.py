@@ -580,3 +580,21 @@ class JudgedClaim(BaseModel):
 
 class JudgedClaimsReply(BaseModel):
     rows: list[JudgedClaim] = Field(default_factory=list)
+
+
+class RescoreRequest(BaseModel):
+    """T-5: score every model's latest answer per task again, from the stored answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Rescored(BaseModel):
+    alias: str
+    task: str
+    call: str
+    before: str
+    after: str
+
+
+class RescoreReply(BaseModel):
+    changed: list[Rescored] = Field(default_factory=list)

@@ -43,6 +43,8 @@ RPC_LEDGER_PACING = "bench.rpc.ledger.pacing"
 RPC_CALLER_MODELS = "bench.rpc.caller.models"
 # T-6: a suite pass now (`bench suite run`), run by a prober like its scheduled ones.
 RPC_PROBER_SUITE = "bench.rpc.prober.suite"
+# T-5: every latest suite answer scored again with today's tasks and scorer.
+RPC_PROBER_RESCORE = "bench.rpc.prober.rescore"
 
 # Every service answers a ping here (`bench up` waits on it while the stack starts).
 HEALTH_PREFIX = "bench.rpc.health"

@@ -173,3 +173,26 @@ def mine(
     if kept:
         say(f"{len(kept)} already there, left alone")
     say(f"{len(written)} drafts written to {target}" if written else "no drafts written")
+
+
+@app.command("rescore")
+def rescore(ctx: typer.Context) -> None:
+    """Score every model's latest answer per task again with today's tasks and scorer (POST
+    /api/suite/rescore), from the answers the stream keeps: after a task file or the scoring rules change.
+    Lists each score that changed.
+
+    Example:
+
+    \b
+      bench suite rescore
+    """
+    s = session(ctx)
+    with s.client() as client:
+        reply = client.post("/api/suite/rescore", {})
+
+    def human(data: Any) -> None:
+        changed = data.get("changed") or []
+        show(rows_table("scores that changed", ["alias", "task", "before", "after"], changed))
+        say(f"{len(changed)} scores changed")
+
+    s.emit(reply, human)

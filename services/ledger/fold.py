@@ -175,8 +175,9 @@ class RouteTurnRow(NamedTuple):
 
 
 class SuiteAnswerRow(NamedTuple):
-    """T-2: one suite task asked of one model and its score (the answer's text is its `seats` row)."""
+    """T-2: one scored suite answer, or its re-scoring (T-5); the answer's text is its `seats` row."""
 
+    id: str
     call: str
     seq: int
     at: datetime
@@ -337,7 +338,7 @@ class Rows:
         self.route_turns.setdefault(event.id, route_turn_row(seq, event))
 
     def _suite_answered(self, seq: int, event: SuiteAnswered) -> None:
-        self.suite_answers.setdefault(event.call, suite_answer_row(seq, event))
+        self.suite_answers.setdefault(event.id, suite_answer_row(seq, event))
 
     def _limit_learned(self, seq: int, event: LimitLearned) -> None:
         self.limits_learned.setdefault(event.id, limit_learned_row(seq, event))
@@ -447,11 +448,11 @@ def route_turn_row(seq: int, e: RouteTurn) -> RouteTurnRow:
 
 def suite_answer_row(seq: int, e: SuiteAnswered) -> SuiteAnswerRow:
     return SuiteAnswerRow(
-        call=e.call, seq=seq, at=e.at, run=e.run, task=e.task, alias=e.alias, shape=e.shape, draft=e.draft,
-        control_of=e.control_of, recall=e.recall, kind=e.kind, reason=e.reason, found=len(e.found),
-        of=len(e.found) + len(e.missed), found_clauses=list(e.found), missed_clauses=list(e.missed),
-        invented_clauses=list(e.invented), wrong=e.wrong, format_problems=list(e.format_problems),
-        seconds=e.seconds,
+        id=e.id, call=e.call, seq=seq, at=e.at, run=e.run, task=e.task, alias=e.alias, shape=e.shape,
+        draft=e.draft, control_of=e.control_of, recall=e.recall, kind=e.kind, reason=e.reason,
+        found=len(e.found), of=len(e.found) + len(e.missed), found_clauses=list(e.found),
+        missed_clauses=list(e.missed), invented_clauses=list(e.invented), wrong=e.wrong,
+        format_problems=list(e.format_problems), seconds=e.seconds,
     )
 
 

@@ -86,7 +86,7 @@ VERDICTS = Table("verdicts", "verdicts", fold.VerdictRow, key=("id",), merge="fi
 CONFIG_CHANGES = Table("config_changes", "config_changes", fold.ConfigRow, key=("id",), merge="first")
 COOLDOWNS = Table("cooldowns", "cooldowns", fold.CooldownRow, key=("id",), merge="first")
 ALERTS = Table("alerts", "alerts", fold.AlertRow, key=("id",), merge="first")
-SUITE_ANSWERS = Table("suite_answers", "suite_answers", fold.SuiteAnswerRow, key=("call",), merge="first")
+SUITE_ANSWERS = Table("suite_answers", "suite_answers", fold.SuiteAnswerRow, key=("id",), merge="first")
 
 TABLES: tuple[Table, ...] = (
     EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS,

@@ -40,7 +40,7 @@ def main() -> None:
         for projection in projections:
             await projection.start()
         job = SuiteJob(SuitePass(nc, config, by=instance_name("prober")), config, history, settings.home)
-        suite_sub = await SuiteRpc(job).serve(nc)
+        suite_subs = await SuiteRpc(job).serve(nc)
         task = asyncio.create_task(scheduler.run(), name="scheduler")
 
         def report(done: asyncio.Task[None]) -> None:
@@ -53,7 +53,8 @@ def main() -> None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            await suite_sub.unsubscribe()
+            for sub in suite_subs:
+                await sub.unsubscribe()
             for projection in projections:
                 await projection.stop()
 

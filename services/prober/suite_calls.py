@@ -8,10 +8,12 @@ Its answer comes back as the seat's `seat_completed`; the score is then one `sui
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from shared.commands import Msg, SeatCall
 from shared.config_state import ConfigState
 from shared.events import SeatCompleted, SuiteAnswered
+from shared.ids import digest
 from suite.scoring import Score, score, wrong_kind
 from suite.task import Task
 
@@ -62,8 +64,24 @@ def scored(task: Task, seat: SeatCompleted | None, waited_s: float) -> Score:
 def answered(run: str, call: SeatCall, task: Task, result: Score, seconds: float, by: str) -> SuiteAnswered:
     return SuiteAnswered(
         id=f"suite:{call.call}", by=by, run=run, call=call.call, task=task.id, alias=call.alias,
+        **score_fields(task, result), seconds=round(seconds, 1),
+    )
+
+
+def score_fields(task: Task, result: Score) -> dict[str, Any]:
+    return dict(
         shape=task.shape, draft=task.draft, control_of=task.control_of, recall=task.counts_for_recall(),
         kind=result.kind, reason=result.reason, found=list(result.found), missed=list(result.missed),
         invented=list(result.invented), wrong=wrong_kind(task) if result.confidently_wrong else "",
-        format_problems=list(result.format_problems), seconds=round(seconds, 1),
+        format_problems=list(result.format_problems),
     )
+
+
+def rescored(old: SuiteAnswered, task: Task, seat: SeatCompleted, by: str) -> SuiteAnswered | None:
+    """T-5: the stored answer scored again with today's task and scorer; `None` when nothing changes. The
+    new event keeps the answer's time (it is the same answer) under an id of its own."""
+    fields = score_fields(task, scored(task, seat, 0.0))
+    if all(getattr(old, name) == value for name, value in fields.items()):
+        return None
+    tag = digest(*(f"{name}={value}" for name, value in sorted(fields.items())), size=12)
+    return old.model_copy(update={**fields, "id": f"suite:{old.call}:rescored:{tag}", "by": by})

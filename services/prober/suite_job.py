@@ -13,10 +13,11 @@ from pathlib import Path
 
 import structlog
 
-from services.prober.suite_calls import Asked, NotRunnable
+from services.prober.suite_calls import Asked, NotRunnable, rescored
 from services.prober.suite_choice import Next, SuiteHistory, pick_model, pick_tasks
 from services.prober.suite_pass import SuitePass
 from services.prober.suite_report import report
+from shared import bus
 from shared.config_state import ConfigState
 from shared.events import SuiteAnswered
 from shared.ids import utcnow
@@ -69,6 +70,21 @@ class SuiteJob:
         if results:
             self._append_report(alias, results)
         return PassOutcome(alias, results, refused, skipped)
+
+    async def rescore(self) -> list[tuple[SuiteAnswered, SuiteAnswered]]:
+        """T-5: every model's latest answer per task scored again from the answer the stream keeps, with
+        today's task file and scorer; each changed score is published. Returns (before, after) pairs."""
+        loaded, _ = load_suite(self.home / "suite" / "tasks", read_repos(self.home))
+        tasks = {t.id: t for t, _ in loaded}
+        changed = []
+        for (_, task_id), old in sorted(self.history.latest.items()):
+            task, seat = tasks.get(task_id), await self.suite_pass.stored(old.call)
+            new = rescored(old, task, seat, self.suite_pass.by) if task and seat else None
+            if new is not None:
+                await bus.publish_event(self.suite_pass.js, new)
+                self.history.apply(new)
+                changed.append((old, new))
+        return changed
 
     def _append_report(self, alias: str, results: list[SuiteAnswered]) -> None:
         now = utcnow()

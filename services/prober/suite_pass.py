@@ -60,7 +60,7 @@ class SuitePass:
             try:
                 seat: SeatCompleted | None = await asyncio.wait_for(heard, self.deadline_s + GRACE_S)
             except TimeoutError:
-                seat = await self._stored(call.call)
+                seat = await self.stored(call.call)
         finally:
             self._waiting.pop(call.call, None)
         event = answered(run, call, asked.task, scored(asked.task, seat, self.deadline_s),
@@ -75,7 +75,8 @@ class SuitePass:
             if waiting is not None and not waiting.done():
                 waiting.set_result(event)
 
-    async def _stored(self, call: str) -> SeatCompleted | None:
+    async def stored(self, call: str) -> SeatCompleted | None:
+        """The seat's answer as the stream keeps it (`None` when nothing is stored under its call)."""
         try:
             msg = await self.js.get_last_msg(subjects.EVENTS_STREAM, subjects.seat_subject(call))
         except Exception:  # nothing stored under that subject (or the stream is away): no answer

@@ -1,5 +1,6 @@
-"""`bench.rpc.prober.suite`: a suite pass now (`bench suite run`), the same job the scheduler runs. One pass
-at a time per prober: a second request while one runs is refused (409), not queued behind it."""
+"""`bench.rpc.prober.suite`: a suite pass now (`bench suite run`), the same job the scheduler runs;
+`bench.rpc.prober.rescore`: the latest answers scored again (T-5). One at a time per prober: a second
+request while one runs is refused (409), not queued behind it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,15 @@ import asyncio
 from services.prober.suite_calls import NotRunnable
 from services.prober.suite_job import SuiteJob
 from shared import rpc, subjects
-from shared.commands import SuiteResult, SuiteRunReply, SuiteRunRequest
+from shared.commands import (
+    Rescored,
+    RescoreReply,
+    RescoreRequest,
+    SuiteResult,
+    SuiteRunReply,
+    SuiteRunRequest,
+)
+from shared.events import SuiteAnswered
 
 
 class SuiteRpc:
@@ -34,6 +43,28 @@ class SuiteRpc:
             refused=[str(r) for r in outcome.refused], skipped=outcome.skipped,
         )
 
-    async def serve(self, bus: rpc.Bus) -> rpc.Subscription:
-        return await rpc.serve(bus, subjects.RPC_PROBER_SUITE, subjects.PROBER_QUEUE, SuiteRunRequest,
-                               self.handle)
+    async def rescore(self, request: RescoreRequest) -> RescoreReply:
+        if self.busy.locked():
+            raise rpc.RpcFailure(409, "a suite pass is running on this prober; try again when it ends")
+        async with self.busy:
+            changed = await self.job.rescore()
+        return RescoreReply(changed=[
+            Rescored(alias=new.alias, task=new.task, call=new.call, before=outline(old), after=outline(new))
+            for old, new in changed
+        ])
+
+    async def serve(self, bus: rpc.Bus) -> list[rpc.Subscription]:
+        return [
+            await rpc.serve(bus, subjects.RPC_PROBER_SUITE, subjects.PROBER_QUEUE, SuiteRunRequest,
+                            self.handle),
+            await rpc.serve(bus, subjects.RPC_PROBER_RESCORE, subjects.PROBER_QUEUE, RescoreRequest,
+                            self.rescore),
+        ]
+
+
+def outline(score: SuiteAnswered) -> str:
+    """A score in a few words: `answered 2/3, invented x` or the non-answer's kind."""
+    if score.kind != "answered":
+        return score.kind
+    found = f"{len(score.found)}/{len(score.found) + len(score.missed)}"
+    return f"answered {found}" + (f", invented {', '.join(score.invented)}" if score.invented else "")

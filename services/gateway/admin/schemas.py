@@ -18,6 +18,7 @@ from shared.commands import (
     KnownLimits,
     QuotaLine,
     RankLine,
+    Rescored,
     RestingLine,
     SentLine,
     SuiteModelLine,
@@ -528,3 +529,9 @@ class JudgedClaimsReplyBody(Ok):
     """T-4: calls whose latest verdict names real or false claims, with the prompt their panel logged."""
 
     rows: list[JudgedClaim]
+
+
+class RescoreReplyBody(Ok):
+    """T-5: the scores that changed when the latest answers were scored again."""
+
+    changed: list[Rescored]

@@ -14,6 +14,7 @@ from services.gateway.admin.schemas import (
     REFUSALS,
     JudgedClaimsReplyBody,
     RankReplyBody,
+    RescoreReplyBody,
     SuiteResultsReplyBody,
     SuiteRunBody,
     SuiteRunReplyBody,
@@ -25,6 +26,8 @@ from shared.commands import (
     JudgedClaimsRequest,
     RankReply,
     RankRequest,
+    RescoreReply,
+    RescoreRequest,
     SuiteResultsReply,
     SuiteResultsRequest,
     SuiteRunReply,
@@ -36,6 +39,8 @@ router = APIRouter(route_class=AdminRoute, tags=["suite"])
 # A pass asks up to six tasks one at a time, each paced by the callers: minutes, not seconds.
 SUITE_TIMEOUT_S = 900.0
 RANK_TIMEOUT_S = 10.0
+# A rescore reads one stored answer per model and task from the stream: seconds for a few hundred.
+RESCORE_TIMEOUT_S = 120.0
 
 
 @router.post("/api/suite/run", response_model=SuiteRunReplyBody, responses=REFUSALS)
@@ -71,4 +76,13 @@ async def claims(request: Request, limit: int = Query(default=200, ge=1, le=2000
     real or false claims, with the prompt its panel logged. Admin only: prompts are in it."""
     reply = await context(request).ask_ledger(subjects.RPC_LEDGER_CLAIMS, JudgedClaimsRequest(limit=limit),
                                               JudgedClaimsReply)
+    return {**reply.model_dump(mode="json"), "ok": True}
+
+
+@router.post("/api/suite/rescore", response_model=RescoreReplyBody, responses=REFUSALS)
+async def rescore(request: Request) -> dict[str, Any]:
+    """Score every model's latest answer per task again with today's tasks and scorer (T-5), from the
+    answers the stream keeps; each changed score is recorded and listed (409 while a pass runs)."""
+    reply = await bus_calls.ask(context(request).nc, subjects.RPC_PROBER_RESCORE, RescoreRequest(),
+                                RescoreReply, RESCORE_TIMEOUT_S)
     return {**reply.model_dump(mode="json"), "ok": True}

@@ -55,3 +55,13 @@ def test_judged_claims_come_with_their_panels_prompt(store: Store) -> None:
         (f"{panel}.member1", ["the race"], [], "find the race in refresh()"),
         (f"{panel}.member2", ["the race"], [], "find the race in refresh()"),
     ]
+
+
+def test_a_rescoring_is_a_row_of_its_own_and_the_view_takes_it(store: Store) -> None:
+    original = suite_answered("a", "race", found=1, missed=1, n=1)
+    again = original.model_copy(update={"id": f"{original.id}:rescored:abc", "found": ["f0", "f1"],
+                                        "missed": []})
+    store.apply(fold_batch([(1, original), (2, again)]), 2)
+    assert store.counts()["suite_answers"] == 2
+    [model] = store.suite_results("a").models
+    assert (model.found, model.of) == (2, 2)

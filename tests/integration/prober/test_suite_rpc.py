@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from shared import bus, rpc, subjects
-from shared.commands import SuiteRunReply, SuiteRunRequest
+from shared.commands import RescoreReply, RescoreRequest, SuiteRunReply, SuiteRunRequest
 from shared.events import EndpointSaved, ModelRegistered
 from shared.natsserver import NatsServer
 from suite.scoring import verdict
@@ -76,3 +76,30 @@ async def test_a_pass_on_request_reads_its_tasks_and_reports(
         await rpc.call(nc, subjects.RPC_PROBER_SUITE, SuiteRunRequest(model="nobody"), SuiteRunReply,
                        timeout=10)
     assert (unknown.value.status, unknown.value.message) == (404, "'nobody' is not a registered model")
+
+
+async def test_a_changed_task_rescores_the_stored_answer(
+    nc: bus.NATS, provider: FakeProvider, callers: Callable[..., CallerProcess], home: Path,
+    prober: ServiceProcess,
+) -> None:
+    """T-5: after the task file changes, `rescore` scores the answer the stream keeps again; no model is
+    asked, and only the changed score is recorded."""
+    provider.set_model("suite-again", answer="VERDICT: TRUE\n`used >= limit` is true when they are equal.")
+    model = ModelRegistered(id="cfg:suite-again", alias="suite-again", served="suite-again", endpoint="fake")
+    for event in (EndpointSaved(id="cfg:fake3", name="fake", base=provider.base_for("chat")), model):
+        await bus.publish_event(nc.jetstream(), event)
+    callers(caller_env())
+    await rpc.call(nc, subjects.RPC_PROBER_SUITE, SuiteRunRequest(model="suite-again"), SuiteRunReply,
+                   timeout=60)
+    asked = len(provider.requests())
+    unchanged = await rpc.call(nc, subjects.RPC_PROBER_RESCORE, RescoreRequest(), RescoreReply, timeout=30)
+    assert unchanged.changed == []
+
+    file = home / "suite" / "tasks" / "claim-window-full" / "task.json"
+    flipped = json.loads(file.read_text())
+    flipped["must_find"], flipped["must_not_claim"] = flipped["must_not_claim"], flipped["must_find"]
+    file.write_text(json.dumps(flipped))
+    reply = await rpc.call(nc, subjects.RPC_PROBER_RESCORE, RescoreRequest(), RescoreReply, timeout=30)
+    assert [(r.alias, r.task, r.before, r.after) for r in reply.changed] == [
+        ("suite-again", "claim-window-full", "answered 1/1", "answered 0/1, invented VERDICT: TRUE")]
+    assert len(provider.requests()) == asked

@@ -79,3 +79,12 @@ def test_mine_writes_a_draft_per_judged_claim(bench: Bench, server: FakeServer, 
     assert result.stdout.split() == ["mined-p20261203-101010-abcd-member1-1"]
     assert (out / "mined-p20261203-101010-abcd-member1-1" / "fixtures" / "lib.py").read_text() == (
         "def f():\n    pass\n")
+
+
+def test_rescore_lists_the_scores_that_changed(bench: Bench, server: FakeServer) -> None:
+    server.answer("POST", "/api/suite/rescore", body={"ok": True, "changed": [
+        {"alias": "m", "task": "claim-1", "call": "s1.t1", "before": "answered 1/1",
+         "after": "answered 0/1, invented VERDICT: TRUE"}]})
+    result = bench("suite", "rescore", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "answered 0/1, invented VERDICT: TRUE" in result.stdout and "1 scores changed" in result.stderr
