@@ -88,7 +88,7 @@ class Rotation:
         elif isinstance(event, VerdictRecorded):
             self._judge(event)
         elif isinstance(event, SuiteAnswered):
-            self.suite.apply(event)
+            self.suite.apply(event, seq)
         elif isinstance(event, CooldownStarted):
             until = as_utc(event.until)
             if until > self.cooling_until.get(event.alias, NEVER):

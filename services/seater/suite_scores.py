@@ -28,14 +28,16 @@ class Recall:
 @dataclass
 class SuiteScores:
     latest: dict[tuple[str, str], SuiteAnswered] = field(default_factory=dict)  # (alias, task) → answer
+    seqs: dict[tuple[str, str], int] = field(default_factory=dict)  # (alias, task) → its answer's sequence
 
-    def apply(self, event: SuiteAnswered) -> None:
+    def apply(self, event: SuiteAnswered, seq: int = 0) -> None:
+        """The later answer wins; a re-scoring keeps its answer's time and comes later in the stream."""
         if event.kind != "answered":
             return
         key = (event.alias, event.task)
         known = self.latest.get(key)
-        if known is None or (event.at, event.id) >= (known.at, known.id):
-            self.latest[key] = event
+        if known is None or (event.at, seq) >= (known.at, self.seqs.get(key, 0)):
+            self.latest[key], self.seqs[key] = event, seq
 
     def recall(self, alias: str, shape: str | None = None) -> Recall:
         counted = [e for (a, _), e in self.latest.items()

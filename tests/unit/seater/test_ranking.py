@@ -131,3 +131,14 @@ def test_the_primary_is_the_best_on_the_shape_else_overall() -> None:
     assert rotation.suite.primary(MEMBERS, "code") == "a"
     assert rotation.suite.primary(MEMBERS, "prose") == "b"
     assert Rotation().suite.primary(MEMBERS, "code") is None
+
+
+def test_a_rescoring_replaces_its_answer_however_its_id_sorts() -> None:
+    """T-5: re-scorings keep the answer's time; the later one in the stream counts."""
+    original = suite_answered("b", "t1", found=0, missed=2, n=1)
+    first = original.model_copy(update={"id": f"{original.id}:rescored:ffff", "found": ["f0"],
+                                        "missed": ["m0"]})
+    second = original.model_copy(update={"id": f"{original.id}:rescored:0000", "found": ["f0", "f1"],
+                                         "missed": []})
+    rotation = scored(original, first, second)
+    assert (rotation.suite.findings("b"), rotation.suite.recall("b").of) == (2, 2)
