@@ -8,6 +8,9 @@ not load is refused with its field and reason and named in the reply, never run.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,8 @@ from suite.task import TaskRefused, build_prompt, load_suite, read_repos
 
 log = structlog.get_logger("prober.suite")
 
+BUSY = "a suite pass is running on this prober; try again when it ends"
+
 
 @dataclass(frozen=True)
 class PassOutcome:
@@ -37,10 +42,23 @@ class PassOutcome:
 class SuiteJob:
     def __init__(self, suite_pass: SuitePass, config: ConfigState, history: SuiteHistory, home: Path) -> None:
         self.suite_pass, self.config, self.history, self.home = suite_pass, config, history, home
+        self.busy = asyncio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def alone(self) -> AsyncIterator[None]:
+        """One pass or rescore at a time per prober, asked or scheduled: another is refused, not queued."""
+        if self.busy.locked():
+            raise NotRunnable(BUSY, 409)
+        async with self.busy:
+            yield
 
     async def run(self, model: str = "", task: str = "", which: Next | None = None) -> PassOutcome:
         """One pass: `model` (an alias) or the T-6 choice for `which` (paid or free); `task` alone (drafts
         too), else at most six tasks chosen by T-6. Raises `NotRunnable` when there is nothing to run."""
+        async with self.alone():
+            return await self._run(model, task, which)
+
+    async def _run(self, model: str, task: str, which: Next | None) -> PassOutcome:
         repos = read_repos(self.home)
         loaded, refused = load_suite(self.home / "suite" / "tasks", repos)
         tasks = [t for t, _ in loaded]
@@ -74,6 +92,10 @@ class SuiteJob:
     async def rescore(self) -> list[tuple[SuiteAnswered, SuiteAnswered]]:
         """T-5: every model's latest answer per task scored again from the answer the stream keeps, with
         today's task file and scorer; each changed score is published. Returns (before, after) pairs."""
+        async with self.alone():
+            return await self._rescore()
+
+    async def _rescore(self) -> list[tuple[SuiteAnswered, SuiteAnswered]]:
         loaded, _ = load_suite(self.home / "suite" / "tasks", read_repos(self.home))
         tasks = {t.id: t for t, _ in loaded}
         changed = []

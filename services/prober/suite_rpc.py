@@ -4,8 +4,6 @@ request while one runs is refused (409), not queued behind it."""
 
 from __future__ import annotations
 
-import asyncio
-
 from services.prober.suite_calls import NotRunnable
 from services.prober.suite_job import SuiteJob
 from shared import rpc, subjects
@@ -23,18 +21,14 @@ from shared.events import SuiteAnswered
 class SuiteRpc:
     def __init__(self, job: SuiteJob) -> None:
         self.job = job
-        self.busy = asyncio.Lock()
 
     async def handle(self, request: SuiteRunRequest) -> SuiteRunReply:
         if request.model and request.next:
             raise rpc.RpcFailure(400, "give a model or next, not both")
-        if self.busy.locked():
-            raise rpc.RpcFailure(409, "a suite pass is running on this prober; try again when it ends")
-        async with self.busy:
-            try:
-                outcome = await self.job.run(request.model, request.task, request.next or None)
-            except NotRunnable as exc:
-                raise rpc.RpcFailure(exc.status, str(exc)) from None
+        try:
+            outcome = await self.job.run(request.model, request.task, request.next or None)
+        except NotRunnable as exc:
+            raise rpc.RpcFailure(exc.status, str(exc)) from None
         return SuiteRunReply(
             run=outcome.results[0].run if outcome.results else "", alias=outcome.alias,
             results=[SuiteResult(task=r.task, kind=r.kind, found=r.found, missed=r.missed,
@@ -44,10 +38,10 @@ class SuiteRpc:
         )
 
     async def rescore(self, request: RescoreRequest) -> RescoreReply:
-        if self.busy.locked():
-            raise rpc.RpcFailure(409, "a suite pass is running on this prober; try again when it ends")
-        async with self.busy:
+        try:
             changed = await self.job.rescore()
+        except NotRunnable as exc:
+            raise rpc.RpcFailure(exc.status, str(exc)) from None
         return RescoreReply(changed=[
             Rescored(alias=new.alias, task=new.task, call=new.call, before=outline(old), after=outline(new))
             for old, new in changed

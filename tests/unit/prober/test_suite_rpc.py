@@ -1,8 +1,7 @@
-"""`bench.rpc.prober.suite`: one pass at a time per prober, a clear refusal for what cannot run."""
+"""`bench.rpc.prober.suite`: a pass's scores as the reply, a clear refusal for what cannot run."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, cast
 
 import pytest
@@ -17,15 +16,9 @@ from tests.unit.ledger.factories import suite_answered
 
 
 class Job:
-    """Stands in for `SuiteJob`: answers from a script, and can be held mid-pass."""
-
-    def __init__(self) -> None:
-        self.started, self.release = asyncio.Event(), asyncio.Event()
-        self.release.set()
+    """Stands in for `SuiteJob`: answers from a script."""
 
     async def run(self, model: str = "", task: str = "", which: Any = None) -> PassOutcome:
-        self.started.set()
-        await self.release.wait()
         if model == "nobody":
             raise NotRunnable("'nobody' is not a registered model", 404)
         return PassOutcome(model or "picked", [suite_answered(model or "picked", "race")], [], ["gone"])
@@ -55,15 +48,3 @@ async def test_what_cannot_run_is_refused_with_its_status() -> None:
         await ask(bus, model="m", next="paid")
     assert (both.value.status, both.value.message) == (400, "give a model or next, not both")
 
-
-async def test_a_second_pass_while_one_runs_is_refused() -> None:
-    job = Job()
-    job.release.clear()
-    bus = await serve(job)
-    first = asyncio.create_task(ask(bus, model="m"))
-    await job.started.wait()  # the first pass holds the prober
-    with pytest.raises(rpc.RpcFailure) as busy:
-        await ask(bus, model="m")
-    assert busy.value.status == 409
-    job.release.set()
-    assert (await first).alias == "m"
