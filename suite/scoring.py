@@ -137,12 +137,17 @@ NO_FAULT = Regex(regex=r"^\W*no\s+fault\b", label="NO FAULT")
 FALSE_ALARM = Regex(regex=r"^\W*fault:\s*line", label="a fault in the control")
 
 
-def fault_at(line: int) -> Regex:
-    return Regex(regex=rf"^\W*fault:\s*line\s*{line}\b", label=f"FAULT: line {line}")
+def fault_at(*lines: int) -> Regex:
+    """The right answer to a bug task: its line (a deleted line's gap lies between two, either is right)."""
+    alternatives, named = "|".join(map(str, lines)), " or ".join(map(str, lines))
+    return Regex(regex=rf"^\W*fault:\s*line\s*(?:{alternatives})\b", label=f"FAULT: line {named}")
 
 
-def fault_elsewhere(line: int) -> Regex:
-    return Regex(regex=rf"^\W*fault:\s*line\s*(?!{line}\b)\d+", label=f"a line other than {line}")
+def fault_elsewhere(*lines: int) -> Regex:
+    """A wrong line, named with confidence."""
+    alternatives, named = "|".join(map(str, lines)), " or ".join(map(str, lines))
+    return Regex(regex=rf"^\W*fault:\s*line\s*(?!(?:{alternatives})\b)\d+",
+                 label=f"a line other than {named}")
 
 
 def verdict(value: bool) -> Regex:

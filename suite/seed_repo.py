@@ -15,8 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from suite.clauses import Regex
-from suite.scoring import FALSE_ALARM, NO_FAULT
+from suite.scoring import FALSE_ALARM, NO_FAULT, fault_at, fault_elsewhere
 from suite.seeding import Function, Mutation, functions, mutations, pick
 from suite.task import Task, write_tasks
 
@@ -79,10 +78,7 @@ def slug(text: str) -> str:
 def drafts_for(path: str, function: Function, mutation: Mutation, head: str, today: str) -> list[Draft]:
     """The bug draft and its control (same function, unchanged)."""
     bug_id = f"seed-{slug(PurePosixPath(path).stem)}-{slug(function.name)}-{mutation.line}"
-    lines = "|".join(map(str, mutation.lines))
-    named = " or ".join(map(str, mutation.lines))
-    fault = Regex(regex=rf"^\W*fault:\s*line\s*(?:{lines})\b", label=f"FAULT: line {named}")
-    elsewhere = Regex(regex=rf"^\W*fault:\s*line\s*(?!(?:{lines})\b)\d+", label=f"a line other than {named}")
+    fault, elsewhere = fault_at(*mutation.lines), fault_elsewhere(*mutation.lines)
     change = f"`{mutation.before.strip()}` → `{mutation.after.strip()}`" if mutation.after else (
         f"deleted `{mutation.before.strip()}`")
     common: dict[str, Any] = {
