@@ -21,7 +21,7 @@ from shared.scheduled_jobs import JobName
 
 Check = Callable[[Due], Awaitable[tuple[str, str]]]
 Learn = Callable[[ModelLearned], Awaitable[None]]
-SuitePass = Callable[[str], Awaitable[tuple[str, str]]]  # the `suite` or `suite-free` job → (outcome, summary)
+SuitePass = Callable[[str], Awaitable[tuple[str, str]]]  # `suite` or `suite-free` → (outcome, summary)
 CAPABILITY_GAP_S = 30.0  # HL-3: between one connection's calls
 
 
