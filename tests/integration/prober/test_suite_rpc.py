@@ -6,12 +6,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from services.prober.asking import ProbeAsker
+from services.prober.jobs import JobRunner
+from services.prober.schedule import Due
+from services.prober.suite_choice import SuiteHistory
+from services.prober.suite_job import SuiteJob
+from services.prober.suite_pass import SuitePass
+from services.prober.suite_scheduled import scheduled_pass
 from shared import bus, rpc, subjects
 from shared.commands import RescoreReply, RescoreRequest, SuiteRunReply, SuiteRunRequest
+from shared.config_state import ConfigState
 from shared.events import EndpointSaved, ModelRegistered
 from shared.natsserver import NatsServer
 from suite.scoring import verdict
@@ -103,3 +112,33 @@ async def test_a_changed_task_rescores_the_stored_answer(
     assert [(r.alias, r.task, r.before, r.after) for r in reply.changed] == [
         ("suite-again", "claim-window-full", "answered 1/1", "answered 0/1, invented VERDICT: TRUE")]
     assert len(provider.requests()) == asked
+
+
+async def test_the_scheduled_suite_jobs_run_a_pass_through_the_job_runner(
+    nats_server: NatsServer, nc: bus.NATS, provider: FakeProvider, callers: Callable[..., CallerProcess],
+    home: Path,
+) -> None:
+    """T-6 as the scheduler runs it: `JobRunner` hands `suite` to `scheduled_pass`, which tests the paid
+    model; `suite-free` finds no `:free` model and says so. Logged in as the prober."""
+    provider.set_model("suite-job", answer="VERDICT: TRUE\n`used >= limit` is true when they are equal.")
+    config = ConfigState()
+    model = ModelRegistered(id="cfg:suite-job", alias="suite-job", served="suite-job", endpoint="fake")
+    for event in (EndpointSaved(id="cfg:fake3", name="fake", base=provider.base_for("chat")), model):
+        config.apply(event, await bus.publish_event(nc.jetstream(), event))
+    callers(caller_env())
+    prober = await bus.connect(nats_server.url, "test-prober", nats_server.login("prober"))
+    try:
+        asker = SuitePass(prober, config, by="prober-test", deadline_s=30)
+        job = SuiteJob(asker, config, SuiteHistory(), home)
+
+        async def suite(name: str) -> tuple[str, str]:
+            return await scheduled_pass(job, name)
+
+        runner = JobRunner(config, ProbeAsker(prober), suite=suite)
+        due = datetime.now(UTC)
+        assert await runner.run(Due("suite", due), False) == (
+            "done", "suite-job: 1 asked, 1 answered, 0 confidently wrong, 1 tasks refused, 1 skipped")
+        assert await runner.run(Due("suite-free", due), False) == (
+            "done", "no model to test: give one, or none is left for this schedule")
+    finally:
+        await prober.close()
