@@ -21,6 +21,7 @@ COPY pyproject.toml README.md ./
 COPY shared ./shared
 COPY services ./services
 COPY cli ./cli
+COPY suite ./suite
 RUN pip install --no-deps . \
     && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin bench \
     && mkdir -p /data && chown bench /data

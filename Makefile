@@ -25,7 +25,7 @@ bench-selection: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/mypy shared services cli benchmarks
+	$(VENV)/bin/mypy shared services cli benchmarks suite
 
 lock: $(PY)
 	@test -x $(VENV)/bin/uv || $(PY) -m pip install -q uv

@@ -29,6 +29,7 @@ from cli.commands import (
     settings,
     sql,
     status,
+    suite,
     up,
     usage,
     verdict,
@@ -131,6 +132,7 @@ app.add_typer(ledger.app, name="ledger")
 app.add_typer(alerts.app, name="alert")
 app.add_typer(bus.app, name="bus")
 app.add_typer(mcp.app, name="mcp")
+app.add_typer(suite.app, name="suite")
 
 
 def main() -> None:

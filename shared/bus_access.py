@@ -121,15 +121,16 @@ GRANTS: dict[str, Grant] = {
         publish=(
             subjects.CONFIG, f"{subjects.PANEL_PREFIX}.>", f"{subjects.SEAT_PREFIX}.>",
             f"{subjects.ROUTE_PREFIX}.>", subjects.CALLS_ALL,
-            subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, LEDGER_RPC,
-            subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS,
+            subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, subjects.RPC_SEATER_RANK, LEDGER_RPC,
+            subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS, subjects.RPC_PROBER_SUITE,
+            subjects.RPC_PROBER_RESCORE,
         ),
         subscribe=(f"{subjects.SEAT_PREFIX}.>", RELAY_FRAMES),
     ),
     # Plans panels and route turns from its fold; records who was seated.
     "seater": service_base("seater") + reads_stream(EVENTS) + uses_bucket(subjects.IDS_BUCKET) + Grant(
         publish=(f"{subjects.PANEL_PREFIX}.>",),
-        subscribe=(subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE),
+        subscribe=(subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, subjects.RPC_SEATER_RANK),
     ),
     # The only holder of provider keys: takes seat calls from the work queue, lists models for the gateway,
     # streams route turns back to the gateway that asked, records seats, usage and learned limits.
@@ -141,15 +142,16 @@ GRANTS: dict[str, Grant] = {
         ),
         subscribe=(subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS),
     ),
-    # Between requests (HL-1..HL-7): claims due jobs in `bench_jobs`, queues probe calls for the callers and
-    # hears their completions, asks callers for endpoint listings (HL-4) and the ledger for evidence,
-    # records job runs and writes the alerts and retirements its checks decide.
-    "prober": service_base("prober") + reads_stream(EVENTS) + uses_bucket(subjects.JOBS_BUCKET) + Grant(
+    # Between requests (HL-1..HL-7, T-6): claims due jobs in `bench_jobs`, queues probe and suite calls for
+    # the callers and hears their completions, asks callers for endpoint listings (HL-4) and the ledger for
+    # evidence, records job runs and suite scores, and writes the alerts and retirements its checks decide.
+    "prober": service_base("prober") + reads_stream(EVENTS) + uses_bucket(subjects.JOBS_BUCKET)
+    + uses_bucket(subjects.IDS_BUCKET) + Grant(
         publish=(
             subjects.CONFIG, f"{subjects.JOB_PREFIX}.>", subjects.CALLS_ALL, subjects.RPC_CALLER_MODELS,
-            LEDGER_RPC,
+            LEDGER_RPC, f"{subjects.SUITE_PREFIX}.>",
         ),
-        subscribe=(f"{subjects.SEAT_PREFIX}.>",),
+        subscribe=(f"{subjects.SEAT_PREFIX}.>", subjects.RPC_PROBER_SUITE, subjects.RPC_PROBER_RESCORE),
     ),
     # Folds every event into DuckDB, answers the ledger's questions, records verdicts; owns the streams.
     "ledger": service_base("ledger") + reads_stream(EVENTS) + Grant(

@@ -38,7 +38,7 @@ class SeatCall(BaseModel):
     connection: str
     collection: str = ""
     task: str = ""
-    purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
+    purpose: Literal["panel", "merger", "route", "probe", "shadow", "suite"] = "panel"
     messages: list[Msg]
     options: dict[str, Any] = Field(default_factory=dict)
     deadline: float  # epoch seconds (UTC); no answer by then is `no answer in <n>s`
@@ -507,9 +507,155 @@ class EvidenceLine(BaseModel):
     answered: bool
     failure: str | None = None
     detail: str = ""
-    probe: bool = True  # False: the model's latest answered offload (panel, merger, route, shadow)
+    probe: bool = True  # False: the model's latest answered offload (panel, merger, route, shadow, suite)
 
 
 class EvidenceReply(BaseModel):
     rows: list[EvidenceLine] = Field(default_factory=list)
     restored: dict[str, datetime] = Field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- suite passes (T-6)
+
+
+class SuiteRunRequest(BaseModel):
+    """One suite pass: a model by alias, or the schedule's choice (`next`: paid or free); one task by id
+    (drafts too), else at most six chosen by T-6."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str = ""
+    task: str = ""
+    next: Literal["", "paid", "free"] = ""
+
+
+class SuiteResult(BaseModel):
+    task: str
+    kind: str
+    found: list[str] = Field(default_factory=list)
+    missed: list[str] = Field(default_factory=list)
+    invented: list[str] = Field(default_factory=list)
+    wrong: str = ""
+    reason: str = ""
+    seconds: float = 0.0
+
+
+class SuiteRunReply(BaseModel):
+    run: str = ""
+    alias: str
+    results: list[SuiteResult] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list)  # "<task>: <field>: <reason>": tasks that did not load
+    skipped: list[str] = Field(default_factory=list)  # tasks with a missing attachment
+
+
+class SuiteResultsRequest(BaseModel):
+    """T-5: what the suite says about each model (one model when `alias` is given)."""
+
+    model_config = ConfigDict(extra="forbid")
+    alias: str = ""
+
+
+class SuiteModelLine(BaseModel):
+    """A model's latest answer per task, summed: `found`/`of` over the tasks that count for routing recall
+    (T-5), every answered task in `answered`, and how many of those asserted an invention."""
+
+    alias: str
+    answered: int
+    found: int
+    of: int
+    recall: float | None
+    confidently_wrong: int
+    last: datetime
+
+
+class SuiteShapeLine(BaseModel):
+    alias: str
+    shape: str
+    answered: int
+    found: int
+    of: int
+    confidently_wrong: int
+
+
+class SuiteWrongLine(BaseModel):
+    """One confidently wrong answer: a false alarm, a wrong line, a wrong verdict or a trap."""
+
+    alias: str
+    task: str
+    wrong: str
+    invented: list[str]
+    call: str
+    at: datetime
+
+
+class SuiteResultsReply(BaseModel):
+    models: list[SuiteModelLine] = Field(default_factory=list)
+    shapes: list[SuiteShapeLine] = Field(default_factory=list)
+    wrong: list[SuiteWrongLine] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- why a collection ranks as it does
+
+
+class RankRequest(BaseModel):
+    """`bench collection rank NAME`: route mode's order for a new conversation and the merger candidates,
+    each member with the evidence that put it there (RM-3, P-15, T-5)."""
+
+    model_config = ConfigDict(extra="forbid")
+    collection: str
+
+
+class RankLine(BaseModel):
+    alias: str
+    place: int
+    useful: int
+    judged: int
+    findings: int
+    recall: float | None
+    suite_answers: int
+    confidently_wrong: int
+    resting: bool
+    why: str
+
+
+class RankReply(BaseModel):
+    collection: str
+    route: list[RankLine] = Field(default_factory=list)
+    mergers: list[str] = Field(default_factory=list)
+    primary: str | None = None  # the router's primary for the collection's shape (T-5), member or not
+
+
+class JudgedClaimsRequest(BaseModel):
+    """T-4 (`bench suite mine`): calls whose latest verdict names real or false claims, with their prompt."""
+
+    model_config = ConfigDict(extra="forbid")
+    limit: int = Field(default=200, ge=1, le=2000)
+
+
+class JudgedClaim(BaseModel):
+    call: str
+    alias: str
+    prompt: str
+    real: list[str]
+    false: list[str]
+
+
+class JudgedClaimsReply(BaseModel):
+    rows: list[JudgedClaim] = Field(default_factory=list)
+
+
+class RescoreRequest(BaseModel):
+    """T-5: score every model's latest answer per task again, from the stored answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Rescored(BaseModel):
+    alias: str
+    task: str
+    call: str
+    before: str
+    after: str
+
+
+class RescoreReply(BaseModel):
+    changed: list[Rescored] = Field(default_factory=list)

@@ -285,7 +285,7 @@ class SeatCompleted(ProviderCall):
     panel: str
     seat: str
     task: str = ""
-    purpose: Literal["panel", "merger", "route", "probe", "shadow"] = "panel"
+    purpose: Literal["panel", "merger", "route", "probe", "shadow", "suite"] = "panel"
     answer: str = ""
     tool_calls: int = 0  # tool calls the reply made (HL-3's capabilities probe reads it)
     first_token_s: float | None = None  # a streamed reply's first event, seconds after sending (HL-2)
@@ -433,7 +433,8 @@ class JobRan(EventBase):
     started: datetime
     catching_up: bool = False
     took_over: bool = False
-    outcome: Literal["done", "would run", "failed", "not built", "timed out"]
+    # `skipped`: a suite job found another suite pass running on its prober (one at a time, T-6).
+    outcome: Literal["done", "would run", "skipped", "failed", "not built", "timed out"]
     summary: str = ""
 
     def subject(self) -> str:
@@ -462,6 +463,33 @@ class ServedChecked(EventBase):
         return subjects.SERVED_CHECKS
 
 
+class SuiteAnswered(EventBase):
+    """One suite task asked of one model and scored (T-2, T-3): the answer itself is its seat's
+    `seat_completed` (purpose `suite`, same call id). A non-answer (`kind` error/refused/timeout) has no
+    score. `recall` says whether it counts toward routing recall (T-5)."""
+
+    type: Literal["suite_answered"] = "suite_answered"
+    run: str
+    call: str
+    task: str
+    alias: str
+    shape: str
+    draft: bool = False
+    control_of: str = ""
+    recall: bool = False
+    kind: Literal["answered", "error", "refused", "timeout"]
+    reason: str = ""
+    found: list[str] = Field(default_factory=list)
+    missed: list[str] = Field(default_factory=list)
+    invented: list[str] = Field(default_factory=list)
+    wrong: str = ""  # T-5's "confidently wrong" kind when something was invented: false alarm, wrong line, …
+    format_problems: list[str] = Field(default_factory=list)
+    seconds: float = 0.0
+
+    def subject(self) -> str:
+        return subjects.suite_subject(self.call)
+
+
 Event = Annotated[
     EndpointSaved
     | EndpointRemoved
@@ -487,6 +515,7 @@ Event = Annotated[
     | CooldownStarted
     | CallUsed
     | RouteTurn
+    | SuiteAnswered
     | LimitLearned
     | QuotaObserved
     | JobRan

@@ -15,6 +15,8 @@ SEAT_PREFIX = "bench.ev.seat"
 VERDICT_PREFIX = "bench.ev.verdict"
 USAGE_PREFIX = "bench.ev.usage"
 LIMIT_PREFIX = "bench.ev.limit"
+# T-2: one scored suite answer per task asked, `bench.ev.suite.<run>.<n>` like a seat's call id.
+SUITE_PREFIX = "bench.ev.suite"
 
 CALLS_STREAM = "BENCH_CALLS"
 CALLS_ALL = "bench.calls.>"
@@ -31,12 +33,20 @@ RPC_LEDGER_STATUS = "bench.rpc.ledger.status"
 RPC_LEDGER_QUOTA = "bench.rpc.ledger.quota"
 RPC_LEDGER_USAGE = "bench.rpc.ledger.usage"
 RPC_LEDGER_SQL = "bench.rpc.ledger.sql"
+# T-5: the suite's scores per model and shape, and the confidently wrong answers.
+RPC_LEDGER_SUITE = "bench.rpc.ledger.suite"
+# T-4: judged claims with the prompt they were judged on, for mining claim tasks.
+RPC_LEDGER_CLAIMS = "bench.rpc.ledger.claims"
 # L-2: a connection's sent history, for a caller seeding its pacing windows when a limit starts to bind.
 RPC_LEDGER_PACING = "bench.rpc.ledger.pacing"
 # HL-5: the prober's auto-retire evidence (probe rows, latest answers, restores).
 RPC_LEDGER_EVIDENCE = "bench.rpc.ledger.evidence"
 # Only callers hold provider keys, so a provider's model list (C-3) is fetched by a caller.
 RPC_CALLER_MODELS = "bench.rpc.caller.models"
+# T-6: a suite pass now (`bench suite run`), run by a prober like its scheduled ones.
+RPC_PROBER_SUITE = "bench.rpc.prober.suite"
+# T-5: every latest suite answer scored again with today's tasks and scorer.
+RPC_PROBER_RESCORE = "bench.rpc.prober.rescore"
 
 # Every service answers a ping here (`bench up` waits on it while the stack starts).
 HEALTH_PREFIX = "bench.rpc.health"
@@ -49,6 +59,7 @@ def health_subject(service: str) -> str:
 SEATER_QUEUE = "seaters"
 LEDGER_QUEUE = "ledger"
 CALLER_QUEUE = "callers"
+PROBER_QUEUE = "probers"
 
 IDS_BUCKET = "bench_ids"
 # L-2: each connection's request/token windows and quota records, taken with compare-and-set by every caller.
@@ -81,6 +92,10 @@ def seats_of_panel(panel: str) -> str:
     return f"{SEAT_PREFIX}.{panel}.*"
 
 
+def suite_subject(call: str) -> str:
+    return f"{SUITE_PREFIX}.{call}"
+
+
 def verdict_subject(call: str) -> str:
     return f"{VERDICT_PREFIX}.{call}"
 
@@ -105,6 +120,8 @@ LIMITS_ALL = f"{LIMIT_PREFIX}.>"
 
 # Route mode (SPEC RM-*): one member's streamed turn, relayed from a caller to the asking gateway.
 RPC_SEATER_ROUTE = "bench.rpc.seater.route"
+# Why a collection's members rank as they do (`bench collection rank`), from the seater's own fold.
+RPC_SEATER_RANK = "bench.rpc.seater.rank"
 RPC_CALLER_ROUTE = "bench.rpc.caller.route"
 RELAY_PREFIX = "bench.relay"
 CANCEL_SUFFIX = ".cancel"

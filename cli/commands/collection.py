@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 import typer
 
@@ -146,3 +147,29 @@ def rm(
     with s.client() as client:
         reply = client.post("/api/collection/remove", {"name": name})
     s.emit(reply, lambda data: say(f"removed collection {data.get('removed', name)}"))
+
+
+@app.command("rank")
+def rank(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="The collection.")],
+) -> None:
+    """Show why each member is where it is (GET /api/collection/rank): route mode's order for a new
+    conversation (useful verdicts, then suite findings, resting members last), the merger candidates, and
+    the router's primary (best suite recall on the collection's shape).
+
+    Example:
+
+    \b
+      bench collection rank agents
+    """
+    s = session(ctx)
+    with s.client() as client:
+        reply = client.get(f"/api/collection/rank?{urlencode({'name': name})}")
+
+    def human(data: Any) -> None:
+        show(rows_table(f"{name}: route order", ["place", "alias", "why"], data.get("route") or []))
+        say(f"mergers: {', '.join(data.get('mergers') or []) or 'none'}; "
+            f"router's primary: {data.get('primary') or 'none (no suite scores)'}")
+
+    s.emit(reply, human)

@@ -18,6 +18,7 @@ ABSENT = {
     subjects.RPC_SEATER_ROUTE: "no seater is running, so no route turn can be seated; start the stack",
     subjects.RPC_CALLER_MODELS: ("no caller is running to list the endpoint's models; start the stack "
                                  "(nothing was saved)"),
+    subjects.RPC_PROBER_SUITE: "no prober is running, so no suite pass can run; start the stack",
 }
 LATE = {
     subjects.RPC_CALLER_MODELS: "no caller listed the endpoint's models within {s:g}s (nothing was saved)",

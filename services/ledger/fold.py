@@ -34,6 +34,7 @@ from shared.events import (
     QuotaObserved,
     RouteTurn,
     SeatCompleted,
+    SuiteAnswered,
     VerdictRecorded,
 )
 from shared.failures import failure_class
@@ -150,6 +151,32 @@ class RouteTurnRow(NamedTuple):
     reasoning: int | None
     tried: list[str]
     error: str
+
+
+class SuiteAnswerRow(NamedTuple):
+    """T-2: one scored suite answer, or its re-scoring (T-5); the answer's text is its `seats` row."""
+
+    id: str
+    call: str
+    seq: int
+    at: datetime
+    run: str
+    task: str
+    alias: str
+    shape: str
+    draft: bool
+    control_of: str
+    recall: bool
+    kind: str
+    reason: str
+    found: Integer
+    of: Integer
+    found_clauses: list[str]
+    missed_clauses: list[str]
+    invented_clauses: list[str]
+    wrong: str
+    format_problems: list[str]
+    seconds: float
 
 
 class LimitLearnedRow(NamedTuple):
@@ -293,6 +320,7 @@ class Rows:
     alerts: dict[str, AlertRow] = field(default_factory=dict)
     probes: dict[str, ProbeRow] = field(default_factory=dict)
     job_runs: dict[str, JobRunRow] = field(default_factory=dict)
+    suite_answers: dict[str, SuiteAnswerRow] = field(default_factory=dict)
 
     def add(self, seq: int, event: EventBase) -> None:
         self.events.append(EventRow(seq, event.id, _type(event), event.at, event.by))
@@ -331,6 +359,9 @@ class Rows:
     def _route_turn(self, seq: int, event: RouteTurn) -> None:
         self.route_turns.setdefault(event.id, route_turn_row(seq, event))
 
+    def _suite_answered(self, seq: int, event: SuiteAnswered) -> None:
+        self.suite_answers.setdefault(event.id, suite_answer_row(seq, event))
+
     def _limit_learned(self, seq: int, event: LimitLearned) -> None:
         self.limits_learned.setdefault(event.id, limit_learned_row(seq, event))
 
@@ -357,6 +388,7 @@ HANDLERS: dict[type[EventBase], Handler] = {
     AlertCleared: Rows._alert,
     CooldownStarted: Rows._cooldown,
     RouteTurn: Rows._route_turn,
+    SuiteAnswered: Rows._suite_answered,
     LimitLearned: Rows._limit_learned,
     QuotaObserved: Rows._quota_observed,
     JobRan: Rows._job_ran,
@@ -459,6 +491,16 @@ def route_turn_row(seq: int, e: RouteTurn) -> RouteTurnRow:
         key=e.key, alias=e.alias, turn=e.turn, task=e.task, status=e.status, seconds=e.seconds,
         first_token_s=e.first_token_s, tool_calls=e.tool_calls, finish=e.finish, tokens_in=e.tokens_in,
         tokens_out=e.tokens_out, reasoning=e.reasoning_tokens, tried=list(e.tried), error=e.error,
+    )
+
+
+def suite_answer_row(seq: int, e: SuiteAnswered) -> SuiteAnswerRow:
+    return SuiteAnswerRow(
+        id=e.id, call=e.call, seq=seq, at=e.at, run=e.run, task=e.task, alias=e.alias, shape=e.shape,
+        draft=e.draft, control_of=e.control_of, recall=e.recall, kind=e.kind, reason=e.reason,
+        found=len(e.found), of=len(e.found) + len(e.missed), found_clauses=list(e.found),
+        missed_clauses=list(e.missed), invented_clauses=list(e.invented), wrong=e.wrong,
+        format_problems=list(e.format_problems), seconds=e.seconds,
     )
 
 

@@ -20,6 +20,8 @@ from shared import rpc, subjects
 from shared.commands import (
     EvidenceReply,
     EvidenceRequest,
+    JudgedClaimsReply,
+    JudgedClaimsRequest,
     LedgerStatus,
     LedgerStatusRequest,
     PacingReply,
@@ -34,6 +36,8 @@ from shared.commands import (
     RecordRequest,
     SqlReply,
     SqlRequest,
+    SuiteResultsReply,
+    SuiteResultsRequest,
     UsageReply,
     UsageRequest,
     VerdictReply,
@@ -84,6 +88,12 @@ class Handlers:
             raise rpc.RpcFailure(reply.error.status, reply.error.message)
         return reply
 
+    async def suite(self, req: SuiteResultsRequest) -> SuiteResultsReply:
+        return await self.ledger.read(Store.suite_results, req.alias)
+
+    async def claims(self, req: JudgedClaimsRequest) -> JudgedClaimsReply:
+        return JudgedClaimsReply(rows=await self.ledger.read(Store.judged_claims, req.limit))
+
     async def rebuild(self, req: RebuildRequest) -> Rebuilt:
         return Rebuilt.model_validate(await self.ledger.rebuild())
 
@@ -119,6 +129,8 @@ async def serve(bus: rpc.Bus, ledger: Ledger) -> list[rpc.Subscription]:
         subjects.RPC_LEDGER_SQL: (SqlRequest, h.sql),
         subjects.RPC_LEDGER_PACING: (PacingRequest, h.pacing),
         subjects.RPC_LEDGER_EVIDENCE: (EvidenceRequest, h.evidence),
+        subjects.RPC_LEDGER_SUITE: (SuiteResultsRequest, h.suite),
+        subjects.RPC_LEDGER_CLAIMS: (JudgedClaimsRequest, h.claims),
     }
     return [
         await rpc.serve(bus, subject, subjects.LEDGER_QUEUE, request_type, behind_is_503(handler))

@@ -88,10 +88,11 @@ COOLDOWNS = Table("cooldowns", "cooldowns", fold.CooldownRow, key=("id",), merge
 ALERTS = Table("alerts", "alerts", fold.AlertRow, key=("id",), merge="first")
 PROBES = Table("probes", "probes", fold.ProbeRow, key=("call",), merge="first")
 JOB_RUNS = Table("job_runs", "job_runs", fold.JobRunRow, key=("id",), merge="first")
+SUITE_ANSWERS = Table("suite_answers", "suite_answers", fold.SuiteAnswerRow, key=("id",), merge="first")
 
 TABLES: tuple[Table, ...] = (
     EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS,
-    USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS, ALERTS, PROBES, JOB_RUNS,
+    USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS, ALERTS, PROBES, JOB_RUNS, SUITE_ANSWERS,
 )
 
 SCHEMA_TABLE = "ledger_schema"

@@ -34,10 +34,15 @@ from shared.commands import (
     PACING_EXACT_S,
     EvidenceLine,
     EvidenceReply,
+    JudgedClaim,
     PacingReply,
     SentCount,
     SentLine,
     SqlReply,
+    SuiteModelLine,
+    SuiteResultsReply,
+    SuiteShapeLine,
+    SuiteWrongLine,
     UsageLine,
     UsageRequest,
 )
@@ -304,6 +309,51 @@ class Store:
         rows = [EvidenceLine(alias=a, at=at, answered=ok, failure=f, detail=d) for a, at, ok, f, d in probes]
         rows += [EvidenceLine(alias=a, at=at, answered=True, probe=False) for a, at in answers]
         return EvidenceReply(rows=rows, restored=dict(restores))
+
+    def suite_results(self, alias: str) -> SuiteResultsReply:
+        """T-5 from the latest answer per model and task (non-answers never replace an answer)."""
+        latest = ("WITH latest AS (SELECT * FROM suite_answers WHERE kind = 'answered' "
+                  "AND ($alias = '' OR alias = $alias) "
+                  "QUALIFY row_number() OVER (PARTITION BY alias, task ORDER BY seq DESC) = 1) ")
+        wrong_count = "count(*) FILTER (WHERE wrong <> '')"
+        cur = self.con.cursor()
+        try:
+            models = cur.execute(
+                latest + "SELECT alias, count(*), coalesce(sum(found) FILTER (WHERE recall), 0), "
+                f"coalesce(sum(of) FILTER (WHERE recall), 0), {wrong_count}, max(\"at\") "
+                "FROM latest GROUP BY alias ORDER BY alias", {"alias": alias}).fetchall()
+            shapes = cur.execute(
+                latest + f"SELECT alias, shape, count(*), sum(found), sum(of), {wrong_count} "
+                "FROM latest GROUP BY alias, shape ORDER BY alias, shape", {"alias": alias}).fetchall()
+            wrong = cur.execute(
+                latest + "SELECT alias, task, wrong, invented_clauses, call, \"at\" FROM latest "
+                "WHERE wrong <> '' ORDER BY \"at\" DESC, alias, task", {"alias": alias}).fetchall()
+        finally:
+            cur.close()
+        return SuiteResultsReply(
+            models=[SuiteModelLine(alias=a, answered=n, found=f, of=o, recall=round(f / o, 3) if o else None,
+                                   confidently_wrong=w, last=last) for a, n, f, o, w, last in models],
+            shapes=[SuiteShapeLine(alias=a, shape=s, answered=n, found=f, of=o, confidently_wrong=w)
+                    for a, s, n, f, o, w in shapes],
+            wrong=[SuiteWrongLine(alias=a, task=t, wrong=w, invented=list(i), call=c, at=at)
+                   for a, t, w, i, c, at in wrong],
+        )
+
+    def judged_claims(self, limit: int) -> list[JudgedClaim]:
+        """T-4: each call's latest verdict that names claims, with its panel's logged prompt (route
+        conversations log none and are left out), oldest first."""
+        cur = self.con.cursor()
+        try:
+            rows = cur.execute(
+                "WITH latest AS (SELECT * FROM verdicts "
+                "QUALIFY row_number() OVER (PARTITION BY call ORDER BY seq DESC) = 1) "
+                "SELECT v.call, v.alias, p.prompt, v.real_claims, v.false_claims FROM latest v "
+                "JOIN seats s ON s.call = v.call JOIN panels p ON p.panel = s.panel "
+                "WHERE (len(v.real_claims) > 0 OR len(v.false_claims) > 0) AND coalesce(p.prompt, '') <> '' "
+                "ORDER BY v.seq LIMIT ?", [limit]).fetchall()
+        finally:
+            cur.close()
+        return [JudgedClaim(call=c, alias=a, prompt=p, real=list(r), false=list(f)) for c, a, p, r, f in rows]
 
     def pacing_history(self, connection: str, now: datetime) -> PacingReply:
         """L-2's history of one connection in the shape of the callers' windows: the last 24 hours of

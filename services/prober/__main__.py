@@ -1,6 +1,7 @@
-"""`python -m services.prober`: the scheduler and its jobs. Run as many replicas as you like: each due job
-is claimed by one of them (`bench_jobs`). Its settings are the last `scheduler_saved` config event, else
-`BENCH_SCHEDULER` (default off)."""
+"""`python -m services.prober`: the scheduler and its jobs, and suite passes on request
+(`bench.rpc.prober.suite`). Run as many replicas as you like: each due job is claimed by one of them
+(`bench_jobs`). Its settings are the last `scheduler_saved` config event, else `BENCH_SCHEDULER` (default
+off)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ from services.prober.deprecations import Deprecations
 from services.prober.job_lease import BucketRecords, JobLease
 from services.prober.jobs import JobRunner
 from services.prober.scheduler import Scheduler, Settings
+from services.prober.suite_choice import SuiteHistory
+from services.prober.suite_job import SuiteJob
+from services.prober.suite_pass import SuitePass
+from services.prober.suite_rpc import SuiteRpc
+from services.prober.suite_scheduled import scheduled_pass
 from shared import bus, subjects
 from shared.config_state import ConfigState
 from shared.config_writer import ConfigWriter
@@ -38,18 +44,25 @@ def settings_of(config: ConfigState, fallback: Mode) -> Callable[[], Settings]:
 async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, instance: str
                        ) -> Callable[[], Awaitable[None]]:
     js = nc.jetstream()
-    config = ConfigState()
+    config, history = ConfigState(), SuiteHistory()
     projection = bus.Projection(js, subjects.CONFIG, config.apply, "prober-config")
-    await projection.start()
+    scores = bus.Projection(js, f"{subjects.SUITE_PREFIX}.>", history.apply, "prober-suite")
+    for started in (projection, scores):
+        await started.start()
     asker = ProbeAsker(nc)
     deprecations = Deprecations(nc, config, ConfigWriter(js, projection, config), asker)
+    suite = SuiteJob(SuitePass(nc, config, by=instance), config, history, settings.home)
+    suite_subs = await SuiteRpc(suite).serve(nc)
 
     async def record(event: JobRan) -> None:
         await bus.publish_event(js, event)
 
+    async def suite_pass(job: str) -> tuple[str, str]:
+        return await scheduled_pass(suite, job)
+
     lease = JobLease(BucketRecords(js), instance, settings.job_lease_s)
-    scheduler = Scheduler(settings_of(config, fallback), lease,
-                          JobRunner(config, asker, deprecations, deprecations.write), record)
+    runner = JobRunner(config, asker, deprecations, deprecations.write, suite_pass)
+    scheduler = Scheduler(settings_of(config, fallback), lease, runner, record)
     task = asyncio.create_task(scheduler.run(), name="scheduler")
 
     def report(done: asyncio.Task[None]) -> None:
@@ -62,7 +75,10 @@ async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, insta
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        await projection.stop()
+        for sub in suite_subs:
+            await sub.unsubscribe()
+        for started in (scores, projection):
+            await started.stop()
 
     return stop
 

@@ -1,7 +1,6 @@
-"""What each scheduled job does when it runs (HL-2, HL-3, HL-4, HL-5): the scheduler's `Runner`.
+"""What each scheduled job does when it runs (HL-2, HL-3, HL-4, HL-5, T-6): the scheduler's `Runner`.
 
-Jobs whose work is not built (the catalog refresh, the suites) say so in their run's record instead of
-pretending.
+Jobs whose work is not built (the catalog refresh) say so in their run's record instead of pretending.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from services.prober.asking import ProbeAsker
 from services.prober.probes import capabilities_found, capability_calls, probed_models, run_id, samples
 from services.prober.schedule import Due
+from services.prober.suite_scheduled import SUITE_JOBS
 from shared.config_state import ConfigState
 from shared.events import ModelLearned, SeatCompleted
 from shared.failures import failure_class
@@ -21,6 +21,7 @@ from shared.scheduled_jobs import JobName
 
 Check = Callable[[Due], Awaitable[tuple[str, str]]]
 Learn = Callable[[ModelLearned], Awaitable[None]]
+SuitePass = Callable[[str], Awaitable[tuple[str, str]]]  # `suite` or `suite-free` → (outcome, summary)
 CAPABILITY_GAP_S = 30.0  # HL-3: between one connection's calls
 
 
@@ -36,8 +37,10 @@ def summary(answers: list[SeatCompleted], asked: int) -> str:
 
 class JobRunner:
     def __init__(self, config: ConfigState, asker: ProbeAsker, deprecations: Check | None = None,
-                 learn: Learn | None = None, capability_gap_s: float = CAPABILITY_GAP_S) -> None:
+                 learn: Learn | None = None, suite: SuitePass | None = None,
+                 capability_gap_s: float = CAPABILITY_GAP_S) -> None:
         self.config, self.asker, self.deprecations, self.learn = config, asker, deprecations, learn
+        self.suite = suite
         self.capability_gap_s = capability_gap_s
 
     async def run(self, due: Due, late: bool) -> tuple[str, str]:
@@ -49,6 +52,8 @@ class JobRunner:
             return await self.deprecations(due)
         if due.job == JobName.CAPABILITIES and self.learn is not None:
             return await self.capabilities(due)
+        if due.job in SUITE_JOBS and self.suite is not None:
+            return await self.suite(due.job)
         return "not built", f"{due.job} is not built yet"
 
     async def probe(self, due: Due, kinds: tuple[tuple[ProbeKind, int], ...]) -> tuple[str, str]:

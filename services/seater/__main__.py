@@ -30,7 +30,8 @@ def main() -> None:
         ranker = await RouteSeater(seater.config, seater.rotation, ranking, seater.ready).serve(nc)
 
         async def stop() -> None:
-            await ranker.unsubscribe()
+            for sub in ranker:
+                await sub.unsubscribe()
             await seater.stop()
 
         return stop

@@ -268,8 +268,9 @@ def _fill_by_staleness(
     explorers: list[ModelRegistered], explorer_seats: int, col: CollectionSaved, shape: str,
     request: PlanRequest, config: ConfigState, rotation: Rotation, now: datetime,
 ) -> None:
-    """P-7: each free seat goes to the eligible model whose last seat is oldest (never seated = oldest;
-    `min` keeps registry order among ties), never a member, a member's family, or a chosen seat's family."""
+    """P-7: each free seat goes to the eligible model whose last seat is oldest (never seated = oldest), the
+    lower suite recall first among equally stale ones (T-5; never scored = 0), then registry order (`min`
+    keeps it); never a member, a member's family, or a chosen seat's family."""
     taken = set(col.members)
     families = {family(config.models[a].served) for a in col.members if a in config.models}
     while len(explorers) < explorer_seats:
@@ -282,7 +283,8 @@ def _fill_by_staleness(
         ]
         if not pool:
             return
-        explorers.append(min(pool, key=lambda m: rotation.last_seat(m.alias)))
+        explorers.append(min(pool, key=lambda m: (rotation.last_seat(m.alias),
+                                                  rotation.suite.recall(m.alias).ratio)))
 
 
 def member_retired_why(record: RetiredModel) -> str:

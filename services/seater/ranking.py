@@ -1,4 +1,5 @@
-"""Orders decided by verdicts: who merges a panel (SPEC P-15), who answers first in route mode (RM-3)."""
+"""Orders decided by verdicts and suite scores: who merges a panel (SPEC P-15), who answers first in route
+mode (RM-3). Suite scores come from `Rotation.suite` (T-5)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from math import sqrt
 from statistics import NormalDist
 
 from services.seater.rotation import Rotation
+from shared.commands import RankLine, RankReply
 from shared.config_state import ConfigState
 from shared.events import CollectionSaved
 
@@ -22,22 +24,27 @@ RouteRanking = Callable[[list[str], Rotation, datetime, Callable[[], float]], li
 
 def merger_candidates(col: CollectionSaved, shape: str, config: ConfigState, rotation: Rotation) -> list[str]:
     """The collection's merger alone if set and on the bench; else members with useful verdicts on this shape
-    (useful count, then useful ratio, descending), then the other members in their order."""
+    (useful count, then useful ratio, descending), then the router's primary for the shape (the best suite
+    recall among the models that may be chosen automatically, member or not), then the other members in
+    their order."""
     if col.merger and col.merger in config.models:
         return [col.merger]
     members = [a for a in dict.fromkeys(col.members) if a in config.models]
     proven = [a for a in members if rotation.useful(a, shape).useful > 0]
     proven.sort(key=lambda a: (-rotation.useful(a, shape).useful, -rotation.useful(a, shape).ratio))
-    return proven + [a for a in members if a not in proven]
+    primary = rotation.suite.primary([a for a, m in config.models.items() if not m.ad_hoc], shape)
+    first = proven + ([primary] if primary is not None and primary not in proven else [])
+    return first + [a for a in members if a not in first]
 
 
 def route_order(
     members: list[str], rotation: Rotation, now: datetime, draw: Callable[[], float]
 ) -> list[str]:
-    """Useful verdicts overall, descending (ties keep member order), resting members last. With chance
-    `EXPLORE_FIRST_CHANCE` (`draw()` in [0, 1)), and more than one fresh member, the fresh member with the
-    oldest last seat (never seated = oldest) goes first instead."""
-    ranked = sorted(members, key=lambda a: (rotation.cooling(a, now), -rotation.useful(a).useful))
+    """Useful verdicts overall, then verified suite findings (T-5), descending (ties keep member order),
+    resting members last. With chance `EXPLORE_FIRST_CHANCE` (`draw()` in [0, 1)), and more than one fresh
+    member, the fresh member with the oldest last seat (never seated = oldest) goes first instead."""
+    ranked = sorted(members, key=lambda a: (rotation.cooling(a, now), -rotation.useful(a).useful,
+                                            -rotation.suite.findings(a)))
     return _stalest_first(ranked, rotation, now, draw, EXPLORE_FIRST_CHANCE)
 
 
@@ -47,14 +54,15 @@ def sampled_order(
 ) -> list[str]:
     """Thompson sampling over recent verdicts (`Rotation.recently_useful`): each member's chance of a useful
     answer is drawn from its Beta(1 + useful, 1 + not useful) belief (one draw each, in member order) and
-    the highest draw goes first; resting members last. Until some member has a verdict the members keep
-    their own order. Then, with chance `explore`, the stalest fresh member goes first, as in RM-3."""
+    the highest draw goes first; resting members last. Equal draws (until some member has a verdict, every
+    draw is equal) go to more verified suite findings first (T-5), then member order. Then, with chance
+    `explore`, the stalest fresh member goes first, as in RM-3."""
     evidence = {a: rotation.recently_useful(a) for a in members}
     if any(judged for _, judged in evidence.values()):
         drawn = {a: _belief_draw(*evidence[a], draw()) for a in members}
     else:
         drawn = dict.fromkeys(members, 0.0)
-    ranked = sorted(members, key=lambda a: (rotation.cooling(a, now), -drawn[a]))
+    ranked = sorted(members, key=lambda a: (rotation.cooling(a, now), -drawn[a], -rotation.suite.findings(a)))
     return _stalest_first(ranked, rotation, now, draw, explore)
 
 
@@ -75,6 +83,43 @@ def _stalest_first(
         ranked.remove(stalest)
         ranked.insert(0, stalest)
     return ranked
+
+
+def never_first() -> float:
+    """A draw that never moves the stalest member first (0.5 is above every explore chance) and takes each
+    sampled belief at its mean (the normal's median): the order the evidence alone gives."""
+    return 0.5
+
+
+def explain(
+    col: CollectionSaved, config: ConfigState, rotation: Rotation, now: datetime,
+    ranking: RouteRanking = route_order,
+) -> RankReply:
+    """Route mode's order for a new conversation by the seater's ranking rule, without the explore-first
+    draw (and, for sampling, each belief at its mean), each member with the evidence that placed it, and
+    the merger candidates for the collection's shape."""
+    members = [a for a in dict.fromkeys(col.members) if a in config.models]
+    lines = []
+    for place, alias in enumerate(ranking(members, rotation, now, never_first), 1):
+        tally, recall = rotation.useful(alias), rotation.suite.recall(alias)
+        resting = rotation.cooling(alias, now)
+        wrong = rotation.suite.confidently_wrong(alias)
+        why = [f"{tally.useful} useful of {tally.judged} judged"]
+        why.append(f"{recall.found} suite findings of {recall.of} (over {recall.answers} tasks)"
+                   if recall.answers else "no suite score")
+        if wrong:
+            why.append(f"{wrong} confidently wrong")
+        if resting:
+            why.append(f"resting until {rotation.cooling_until[alias]:%Y-%m-%d %H:%M} UTC: last")
+        lines.append(RankLine(
+            alias=alias, place=place, useful=tally.useful, judged=tally.judged, findings=recall.found,
+            recall=round(recall.ratio, 3) if recall.of else None, suite_answers=recall.answers,
+            confidently_wrong=wrong, resting=resting, why="; ".join(why),
+        ))
+    shape = col.shape or "general"
+    primary = rotation.suite.primary([a for a, m in config.models.items() if not m.ad_hoc], shape)
+    mergers = merger_candidates(col, shape, config, rotation)
+    return RankReply(collection=col.name, route=lines, mergers=mergers, primary=primary)
 
 
 # BENCH_ROUTE_RANKING picks one (SeaterSettings.route_ranking).

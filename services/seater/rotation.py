@@ -1,9 +1,11 @@
-"""Rotation state: when each model last sat, who is resting, and how its verdicts went. Pure: no I/O.
+"""Rotation state: when each model last sat, who is resting, how its verdicts and suite answers went.
+Pure: no I/O.
 
-Folded from `PanelSeated`, `SeatCompleted`, `VerdictRecorded` and `CooldownStarted`, so a restarted seater
-rebuilds exactly what the old one knew. A plan counts as a seat the moment it is made: the seater *holds*
-its seats under the panel id until its own `PanelSeated` comes back through the projection, so consecutive
-panels rotate even before the stream has echoed the first one, and a hold never outlives its event.
+Folded from `PanelSeated`, `SeatCompleted`, `VerdictRecorded`, `SuiteAnswered` and `CooldownStarted`, so a
+restarted seater rebuilds exactly what the old one knew. A plan counts as a seat the moment it is made: the
+seater *holds* its seats under the panel id until its own `PanelSeated` comes back through the projection,
+so consecutive panels rotate even before the stream has echoed the first one, and a hold never outlives its
+event.
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from shared.events import CooldownStarted, EventBase, PanelSeated, SeatCompleted, VerdictRecorded
+from services.seater.suite_scores import SuiteScores
+from shared.events import (
+    CooldownStarted,
+    EventBase,
+    PanelSeated,
+    SeatCompleted,
+    SuiteAnswered,
+    VerdictRecorded,
+)
 
 # Recent verdicts weigh more: a verdict's weight halves with every this many verdicts recorded on the bench
 # after it, so a model that changed is seen to have changed (the study in docs/selection.md chose it).
@@ -92,6 +102,7 @@ class Rotation:
     judgements: int = 0  # verdicts folded, superseding ones too: the clock `Recent` fades by
     half_life: float = HALF_LIFE
     holds: dict[str, tuple[datetime, frozenset[str]]] = field(default_factory=dict)  # panel → planned seats
+    suite: SuiteScores = field(default_factory=SuiteScores)  # T-5
     seq: int = 0
 
     # ------------------------------------------------------------ fold
@@ -107,6 +118,8 @@ class Rotation:
             self._seat([event.alias], as_utc(event.at))
         elif isinstance(event, VerdictRecorded):
             self._judge(event)
+        elif isinstance(event, SuiteAnswered):
+            self.suite.apply(event, seq)
         elif isinstance(event, CooldownStarted):
             until = as_utc(event.until)
             if until > self.cooling_until.get(event.alias, NEVER):

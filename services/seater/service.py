@@ -42,6 +42,7 @@ FOLDED = (
     f"{subjects.PANEL_PREFIX}.>",
     f"{subjects.SEAT_PREFIX}.>",
     f"{subjects.VERDICT_PREFIX}.>",
+    f"{subjects.SUITE_PREFIX}.>",
     subjects.LIMITS_ALL,
 )
 

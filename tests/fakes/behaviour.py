@@ -45,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "behaviour": "ok", "latency_ms": 0, "answer": None, "retry_after": 1, "times": None,
     "reply_model": None,  # the model the reply names (a silent swap) instead of the one asked for
     "headers": {},  # extra response headers on every reply (e.g. x-ratelimit-* quota headers)
+    "answers": {},  # text in the last user message → the answer (the first that matches), before `answer`
 }
 
 
@@ -108,6 +109,9 @@ def answer_for(model: str, cfg: dict[str, Any], user_text: str) -> str:
         return ""
     if cfg["behaviour"] == "notice":
         return NOTICE
+    for said, answer in (cfg["answers"] or {}).items():
+        if said in user_text:
+            return str(answer)
     if cfg["answer"] is not None:
         return str(cfg["answer"])
     return f"{model} says: {user_text[:60]}"

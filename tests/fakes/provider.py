@@ -325,12 +325,13 @@ class FakeProvider(LoopbackProcess):
 
     def set_model(self, model: str, behaviour: str = "ok", latency_ms: int = 0, answer: str | None = None,
                   retry_after: float = 1, times: int | None = None, reply_model: str | None = None,
-                  headers: dict[str, str] | None = None) -> None:
+                  headers: dict[str, str] | None = None, answers: dict[str, str] | None = None) -> None:
         """Replace the model's settings. With `times`, the behaviour holds for N requests, then `ok`;
-        `reply_model` makes replies name another model; `headers` are added to every reply."""
+        `reply_model` makes replies name another model; `headers` are added to every reply; `answers` picks
+        the answer by text the last user message holds (the first that matches)."""
         settings = {"model": model, "behaviour": behaviour, "latency_ms": latency_ms, "answer": answer,
                     "retry_after": retry_after, "times": times, "reply_model": reply_model,
-                    "headers": headers or {}}
+                    "headers": headers or {}, "answers": answers or {}}
         self._admin("POST", "/_fake/models", settings)
 
     def requests(self) -> list[dict[str, Any]]:

@@ -14,7 +14,19 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from services.gateway.admin.rules import COLLECTION_SHAPES, ROLES
 from shared.alerts import KEY_PREFIXES, KINDS, Alert
-from shared.commands import KnownLimits, QuotaLine, RestingLine, SentLine, UsageLine
+from shared.commands import (
+    JudgedClaim,
+    KnownLimits,
+    QuotaLine,
+    RankLine,
+    Rescored,
+    RestingLine,
+    SentLine,
+    SuiteModelLine,
+    SuiteShapeLine,
+    SuiteWrongLine,
+    UsageLine,
+)
 from shared.scheduled_jobs import JobName, Mode
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]
@@ -539,3 +551,62 @@ class SchedulerView(BaseModel):
 
 class SchedulerReply(Ok):
     scheduler: SchedulerView
+
+
+class SuiteRunBody(BaseModel):
+    """T-6: a model by alias, or the schedule's choice (`next`: paid or free); one task by id (drafts too)."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str = Field(default="", max_length=200)
+    task: str = Field(default="", max_length=200)
+    next: Literal["", "paid", "free"] = ""
+
+
+class SuiteResultBody(BaseModel):
+    task: str
+    kind: str
+    found: list[str]
+    missed: list[str]
+    invented: list[str]
+    wrong: str
+    reason: str
+    seconds: float
+
+
+class SuiteRunReplyBody(Ok):
+    run: str
+    alias: str
+    results: list[SuiteResultBody]
+    refused: list[str]
+    skipped: list[str]
+
+
+class SuiteResultsReplyBody(Ok):
+    """T-5 from the latest answer per model and task: per model (routing recall, confidently wrong), per
+    model and shape, and each confidently wrong answer, newest first."""
+
+    models: list[SuiteModelLine]
+    shapes: list[SuiteShapeLine]
+    wrong: list[SuiteWrongLine]
+
+
+class RankReplyBody(Ok):
+    """RM-3, P-15, T-5: route mode's order for a new conversation (without the explore-first draw), each
+    member with its evidence, the merger candidates and the router's primary."""
+
+    collection: str
+    route: list[RankLine]
+    mergers: list[str]
+    primary: str | None
+
+
+class JudgedClaimsReplyBody(Ok):
+    """T-4: calls whose latest verdict names real or false claims, with the prompt their panel logged."""
+
+    rows: list[JudgedClaim]
+
+
+class RescoreReplyBody(Ok):
+    """T-5: the scores that changed when the latest answers were scored again."""
+
+    changed: list[Rescored]

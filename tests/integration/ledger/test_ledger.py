@@ -26,7 +26,8 @@ async def test_every_event_type_is_folded_into_typed_rows(nc: bus.NATS, ledger: 
     assert status == {"seq": last, "rows": {"events_applied": 8, "panels": 1, "seats": 2, "verdicts": 1,
                                             "config_changes": 2, "cooldowns": 1, "usage": 2, "route_turns": 0,
                                             "limits_learned": 0, "quota_records": 0, "alerts": 0,
-                                            "probes": 0, "job_runs": 0, "ledger_position": 1,
+                                            "probes": 0, "job_runs": 0, "suite_answers": 0,
+                                            "ledger_position": 1,
                                             "ledger_schema": 1}}
     ledger.stop()
     tables = ledger.snapshot()

@@ -13,7 +13,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from shared import bus, subjects
-from shared.events import AlertCleared, AlertRaised, EventBase, GatewaySettingsSaved, encode_event
+from shared.events import (
+    AlertCleared,
+    AlertRaised,
+    EventBase,
+    GatewaySettingsSaved,
+    SuiteAnswered,
+    encode_event,
+)
 from shared.natsserver import NatsServer
 from tests.integration.ledger.process import ROOT, LedgerProcess, ask, publish_all, status_when_caught_up
 from tests.unit.ledger.factories import (
@@ -94,6 +101,13 @@ def side_events(n: int, at: datetime) -> list[EventBase]:
         events.append(limit_learned("b", "rpm", 60 - n, call=f"{conv}.t1.1", at=at))
     if n % 10 == 5:
         events.append(limits_saved("connection", "local", n=n, at=at, rpm=30 + n, rpmo=10_000))
+    if n % 7 == 0:  # T-2: a suite task asked and scored (its seat, then its score)
+        run = f"s20261202-0930{n:02d}-{n:04x}"
+        events.append(completed(f"{run}.t1", alias="c", purpose="suite", seat="suite", at=at))
+        events.append(SuiteAnswered(
+            id=f"suite:{run}.t1", at=at, run=run, call=f"{run}.t1", task=f"t{n % 3}", alias="c",
+            shape="review", recall=True, kind="answered", found=["race"], missed=["leak"] if n % 2 else [],
+            seconds=1.5))
     if n % 8 in (1, 2, 3):  # C-16: raised, raised again, cleared
         key = f"model:paid:b-served-{n // 8}"
         events.append(AlertCleared(id=f"cfg:alert:{n}", at=at, key=key) if n % 8 == 3 else AlertRaised(
@@ -115,11 +129,13 @@ async def test_rebuild_gives_identical_tables(nc: bus.NATS, ledger: LedgerProces
     ledger.stop()
     incremental = ledger.snapshot()
     assert len(incremental["events_applied"]) == last
-    assert len(incremental["seats"]) == 150 + 50 + 10  # panel seats, route offloads, shadow seats
-    assert len(incremental["usage"]) == 150 + 100 + 10  # seats, route attempts, shadow seats
+    # panel seats, route offloads, shadow and suite seats
+    assert len(incremental["seats"]) == 150 + 50 + 10 + 8
+    assert len(incremental["usage"]) == 150 + 100 + 10 + 8  # seats, route attempts, shadow and suite seats
     assert (len(incremental["route_turns"]), len(incremental["limits_learned"])) == (50, 9)
     assert len(incremental["quota_records"]) == 2
     assert len(incremental["alerts"]) == 19  # n % 8 in (1, 2, 3) for n < 50
+    assert len(incremental["suite_answers"]) == 8  # n % 7 == 0 for n < 50
 
     await ledger.start(nc)
     reply = await ask(nc, subjects.RPC_LEDGER_REBUILD, wait_s=120)

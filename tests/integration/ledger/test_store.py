@@ -25,7 +25,7 @@ def test_rows_and_position_are_applied_together(tmp_path: Path) -> None:
     assert store.counts() == {"events_applied": 4, "panels": 1, "seats": 1, "verdicts": 0,
                               "config_changes": 0, "cooldowns": 0, "usage": 1, "route_turns": 0,
                               "limits_learned": 0, "quota_records": 0, "alerts": 0, "probes": 0,
-                              "job_runs": 0, "ledger_position": 1, "ledger_schema": 1}
+                              "job_runs": 0, "suite_answers": 0, "ledger_position": 1, "ledger_schema": 1}
     con = store.con.cursor()
     assert con.execute("SELECT answer FROM seats").fetchall() == [("first",)]
     assert con.execute("SELECT collection, prompt, len(seats), calls FROM panels").fetchall() == [

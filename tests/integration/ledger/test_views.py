@@ -25,6 +25,7 @@ from tests.unit.ledger.factories import (
     route_offload,
     route_turn,
     seated,
+    suite_answered,
 )
 
 P = "p20261202-093000-abcd"
@@ -133,6 +134,7 @@ async def test_no_credential_reaches_any_table(nc: bus.NATS, ledger: LedgerProce
         limits_saved("connection", "groq", rpm=30), seated(P), completed(f"{P}.member1"),
         recorded(f"{P}.member1", "a", True), call_used(f"{CONV}.t1.1"), route_offload(CONV, 1, "a"),
         route_turn(CONV, 1), limit_learned(), quota_observed("c1", [quota()]), cooldown(),
+        suite_answered("a", "t1"),
         AlertRaised(id="cfg:paid", by="admin", key="model:paid:groq/m", kind="went paid",
                     message="listed with a price now", alias="a"),
         completed("pr20260105-040000-availability.t1", seat="probe tiny", purpose="probe"),

@@ -19,6 +19,7 @@ from shared.events import (
     SeatCompleted,
     SeatPlan,
     Skip,
+    SuiteAnswered,
     VerdictRecorded,
 )
 
@@ -45,7 +46,7 @@ def seated(panel: str, aliases: tuple[str, ...] = ("a", "b"), collection: str = 
 
 Status = Literal["ok", "empty", "error"]
 Paced = Literal["sent", "waited", "refused"]
-Purpose = Literal["panel", "merger", "route", "probe", "shadow"]
+Purpose = Literal["panel", "merger", "route", "probe", "shadow", "suite"]
 
 
 def completed(
@@ -161,3 +162,20 @@ def cooldown(alias: str = "a", n: int = 0, at: datetime = T0, rest: timedelta = 
              why: str = "429") -> CooldownStarted:
     return CooldownStarted(id=f"cool:{alias}:{n}", at=at, by="caller", alias=alias, connection="local",
                            until=at + rest, why=why)
+
+
+SuiteKind = Literal["answered", "error", "refused", "timeout"]
+
+
+def suite_answered(
+    alias: str, task: str, found: int = 1, missed: int = 0, n: int = 1, at: datetime = T0,
+    shape: str = "review", recall: bool = True, kind: SuiteKind = "answered", wrong: str = "",
+) -> SuiteAnswered:
+    """T-2: one scored suite answer; `found`/`missed` clause counts, run `s…-<n>`."""
+    run = f"s20261202-093000-{n:04x}"
+    return SuiteAnswered(
+        id=f"suite:{run}.t1", at=at, run=run, call=f"{run}.t1", task=task, alias=alias, shape=shape,
+        recall=recall, kind=kind, found=[f"f{i}" for i in range(found)],
+        missed=[f"m{i}" for i in range(missed)],
+        invented=["x"] if wrong else [], wrong=wrong,
+    )

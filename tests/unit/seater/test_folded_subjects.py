@@ -14,6 +14,7 @@ from tests.unit.ledger.factories import (
     route_offload,
     route_turn,
     seated,
+    suite_answered,
 )
 
 
@@ -46,6 +47,7 @@ def test_the_matcher() -> None:
     route_offload("r20261202-093000-abcd", 1, "a"),
     recorded("p20261202-093000-abcd.member1", "a", True),
     cooldown("a"),
+    suite_answered("a", "race"),
 ], ids=lambda e: e.type)
 def test_what_the_rotation_folds_is_delivered(event: EventBase) -> None:
     assert folded(event)

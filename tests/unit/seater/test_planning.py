@@ -20,6 +20,7 @@ from shared.events import (
     ModelRegistered,
     PanelSeated,
 )
+from tests.unit.ledger.factories import suite_answered
 from tests.unit.seater.factory import T0, ask, at, bench, collection, model, retire
 
 POOL = [model(f"x{i}") for i in range(1, 7)]  # six explorer candidates of six families
@@ -105,6 +106,16 @@ def test_explorers_are_never_a_member_nor_of_a_members_family() -> None:
         collection("core", ["m1"]),
     )
     assert explorers(planned(config)) == ["x1"]
+
+
+def test_among_equally_stale_explorers_the_lower_suite_recall_sits_first() -> None:
+    """P-7's tie-break (T-5): none of x1..x3 ever sat; x1 and x3 have suite scores, x2 none (recall 0)."""
+    config = bench([model("m1"), model("x1"), model("x2"), model("x3")], collection("core", ["m1"]))
+    rotation = Rotation()
+    rotation.apply(suite_answered("x1", "race", found=2, missed=0, n=1), 1)
+    rotation.apply(suite_answered("x3", "race", found=1, missed=1, n=2), 2)
+    assert explorers(planned(config, rotation=rotation)) == ["x2", "x3"]
+    assert explorers(planned(config)) == ["x1", "x2"]  # no scores: registry order
 
 
 def test_two_explorers_never_share_a_family() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import get_args
 
 import pytest
@@ -19,8 +20,9 @@ from services.seater.ranking import (
     sampled_order,
 )
 from services.seater.rotation import Rotation
-from shared.events import CooldownStarted, PanelSeated, VerdictRecorded
+from shared.events import CooldownStarted, ModelUpdated, PanelSeated, SuiteAnswered, VerdictRecorded
 from shared.settings import SeaterSettings
+from tests.unit.ledger.factories import T0, suite_answered
 from tests.unit.seater.factory import at, bench, collection, model, retire
 
 MEMBERS = ["a", "b", "c", "d"]
@@ -166,3 +168,81 @@ def test_the_rules_are_named_for_the_setting(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("BENCH_ROUTE_RANKING", "elo")
     with pytest.raises(ValidationError, match="route_ranking"):
         SeaterSettings()
+
+
+def scored(*answers: SuiteAnswered) -> Rotation:
+    rotation = Rotation()
+    for n, answer in enumerate(answers, 1):
+        rotation.apply(answer, n)
+    return rotation
+
+
+def test_route_ranks_verified_suite_findings_after_useful_verdicts() -> None:
+    rotation = judged("code", [("d", True)])
+    answers = [suite_answered("b", "t1", found=2, n=1), suite_answered("c", "t1", found=1, n=2),
+               suite_answered("c", "t2", found=3, n=3)]
+    for n, answer in enumerate(answers, 10):
+        rotation.apply(answer, n)
+    assert route_order(MEMBERS, rotation, at(0), lambda: 0.9) == ["d", "c", "b", "a"]
+
+
+def test_route_ranking_changes_when_suite_results_change() -> None:
+    before = scored(suite_answered("b", "t1", found=1, n=1), suite_answered("c", "t1", found=2, n=2))
+    assert route_order(MEMBERS, before, at(0), lambda: 0.9) == ["c", "b", "a", "d"]
+    # c is asked t1 again and finds nothing this time: the latest answer counts.
+    after = scored(suite_answered("b", "t1", found=1, n=1), suite_answered("c", "t1", found=2, n=2),
+                   suite_answered("c", "t1", found=0, missed=2, n=3, at=T0 + timedelta(seconds=5)))
+    assert route_order(MEMBERS, after, at(0), lambda: 0.9) == ["b", "a", "c", "d"]
+
+
+def test_tasks_outside_routing_recall_and_non_answers_do_not_rank() -> None:
+    rotation = scored(suite_answered("c", "claim-1", found=1, recall=False, n=1),
+                      suite_answered("b", "t1", found=0, missed=1, n=2),
+                      suite_answered("b", "t1", kind="timeout", found=0, n=3, at=T0 + timedelta(seconds=9)))
+    assert (rotation.suite.findings("c"), rotation.suite.recall("b").of) == (0, 1)
+    assert route_order(MEMBERS, rotation, at(0), lambda: 0.9) == MEMBERS
+
+
+def test_the_routers_primary_merges_after_proven_members_even_when_not_a_member() -> None:
+    config = bench([model(a) for a in [*MEMBERS, "ace", "adhoc"]], collection("core", MEMBERS))
+    config.apply(ModelUpdated(id="cfg:adhoc", alias="adhoc", ad_hoc=True))
+    rotation = judged("code", [("c", True)])
+    for n, answer in enumerate([suite_answered("ace", "t1", found=3, missed=1, n=1, shape="code"),
+                                suite_answered("d", "t1", found=1, missed=3, n=2, shape="code"),
+                                suite_answered("adhoc", "t1", found=4, n=3, shape="code")], 10):
+        rotation.apply(answer, n)
+    order = merger_candidates(config.collections["core"], "code", config, rotation)
+    assert order == ["c", "ace", "a", "b", "d"]
+
+
+def test_the_primary_is_the_best_on_the_shape_else_overall() -> None:
+    rotation = scored(suite_answered("a", "t1", found=1, missed=1, n=1, shape="code"),
+                      suite_answered("b", "t2", found=3, n=2, shape="review"))
+    assert rotation.suite.primary(MEMBERS, "code") == "a"
+    assert rotation.suite.primary(MEMBERS, "prose") == "b"
+    assert Rotation().suite.primary(MEMBERS, "code") is None
+
+
+def test_a_rescoring_replaces_its_answer_however_its_id_sorts() -> None:
+    """T-5: re-scorings keep the answer's time; the later one in the stream counts."""
+    original = suite_answered("b", "t1", found=0, missed=2, n=1)
+    first = original.model_copy(update={"id": f"{original.id}:rescored:ffff", "found": ["f0"],
+                                        "missed": ["m0"]})
+    second = original.model_copy(update={"id": f"{original.id}:rescored:0000", "found": ["f0", "f1"],
+                                         "missed": []})
+    rotation = scored(original, first, second)
+    assert (rotation.suite.findings("b"), rotation.suite.recall("b").of) == (2, 2)
+
+
+def test_sampling_ranks_by_suite_findings_until_anyone_is_judged() -> None:
+    """T-5 under the sampling rule: equal draws (no verdicts yet) go to more verified findings first."""
+    rotation = scored(suite_answered("c", "t1", found=2, n=1), suite_answered("b", "t1", found=1, n=2))
+    assert sampled_order(MEMBERS, rotation, at(0), draws(0.9)) == ["c", "b", "a", "d"]
+
+
+def test_sampling_draws_outrank_suite_findings_once_members_are_judged() -> None:
+    rotation = judged("code", [("a", True)] * 3)
+    for n, answer in enumerate([suite_answered("d", "t1", found=5, n=1)], 10):
+        rotation.apply(answer, n)
+    # Median draws: a's belief (4 of 5) first; b, c and d tie at even odds and d's findings lift it.
+    assert sampled_order(MEMBERS, rotation, at(0), draws(0.5, 0.5, 0.5, 0.5, 0.9)) == ["a", "d", "b", "c"]

@@ -55,7 +55,7 @@ def test_only_callers_consume_the_work_queue() -> None:
     pull = f"$JS.API.CONSUMER.MSG.NEXT.{subjects.CALLS_STREAM}.{subjects.CALLERS_CONSUMER}"
     assert publishers(pull) == {"caller"}
     assert publishers(f"$JS.ACK.{subjects.CALLS_STREAM}.{subjects.CALLERS_CONSUMER}.1.2.3.4.5") == {"caller"}
-    assert publishers(subjects.call_subject("p1.member1")) == {"gateway", "prober"}
+    assert publishers(subjects.call_subject("p1.member1")) == {"gateway", "prober"}  # prober: suite passes
 
 
 def test_only_the_gateway_and_the_prober_write_config() -> None:
@@ -68,6 +68,7 @@ def test_each_fact_has_its_writers() -> None:
     assert publishers(subjects.verdict_subject("p1.member1")) == {"ledger"}
     assert publishers(subjects.usage_subject("c")) == {"caller"}
     assert publishers(subjects.limit_subject("c")) == {"caller"}
+    assert publishers(subjects.suite_subject("s1.t1")) == {"prober"}
     assert publishers(subjects.route_subject("r1")) == {"gateway"}
     assert publishers(subjects.job_subject("availability")) == {"prober"}
 
@@ -88,7 +89,7 @@ def test_limits_and_key_rates_are_written_by_their_owners() -> None:
     assert publishers(f"$KV.{subjects.LIMITS_BUCKET}.openrouter") == {"caller"}
     assert publishers(f"$KV.{subjects.KEY_RATES_BUCKET}.k1") == {"gateway"}
     assert publishers(f"$KV.{subjects.REMINDERS_BUCKET}.s1.p1.member1") == {"gateway"}
-    assert publishers(f"$KV.{subjects.IDS_BUCKET}.p1") == {"gateway", "seater"}
+    assert publishers(f"$KV.{subjects.IDS_BUCKET}.p1") == {"gateway", "seater", "prober"}
     assert publishers(f"$KV.{subjects.JOBS_BUCKET}.job.perf") == {"prober"}
 
 
