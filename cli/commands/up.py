@@ -38,8 +38,11 @@ def alive(pid: int) -> bool:
 
 
 def port_taken(port: int) -> bool:
-    """Whether something already listens on the gateway's loopback port (it would die at bind)."""
+    """Whether something already listens on the gateway's loopback port (it would die at bind). The probe
+    binds as uvicorn does (SO_REUSEADDR): connections of a gateway that just ended, still in TIME_WAIT, do
+    not count as the port being taken."""
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
