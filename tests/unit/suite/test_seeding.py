@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -95,7 +96,11 @@ def git_repo(tmp_path: Path) -> Path:
     run = ["git", "-C", str(repo)]
     subprocess.run([*run, "init", "-q"], check=True)
     subprocess.run([*run, "add", "lib.py", "tests/test_lib.py"], check=True)
-    subprocess.run([*run, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"], check=True)
+    # A fixed date: two repositories made in different seconds have the same commit (a draft names it).
+    date = "2026-01-02T03:04:05Z"
+    when = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    subprocess.run([*run, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"], check=True,
+                   env=when)
     return repo
 
 
