@@ -6,6 +6,7 @@ published twice is stored once, and every fold can skip what it already applied.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -17,7 +18,10 @@ from shared.ids import utcnow
 from shared.scheduled_jobs import JobName, Mode
 
 
-class EventBase(BaseModel):
+class EventBase(BaseModel, ABC):
+    """Every event: its id (the stream's `Nats-Msg-Id`), schema version, time and author; each kind says
+    which subject it is published on."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
@@ -25,8 +29,8 @@ class EventBase(BaseModel):
     at: datetime = Field(default_factory=utcnow)
     by: str = "system"
 
-    def subject(self) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def subject(self) -> str: ...
 
 
 # ---------------------------------------------------------------- configuration (subject bench.ev.config)

@@ -129,6 +129,9 @@ def test_cooldowns_are_rows() -> None:
 class Unheard(EventBase):
     """An event type the ledger has no handler for."""
 
+    def subject(self) -> str:
+        return "bench.ev.test.unheard"
+
 
 class NewSetting(ConfigEvent):
     """A configuration event type added later, without a handler of its own."""
