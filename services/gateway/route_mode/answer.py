@@ -43,7 +43,7 @@ class RouteReplies:
         conversation = turn.conversation.id
         structlog.contextvars.bind_contextvars(conversation=conversation)
         run = self.desk.start(turn)
-        encoder = fmt.route_encoder(context_for(ask, resolved.canonical))
+        encoder = fmt.route_encoder(context_for(ask, resolved.canonical, turn.estimate))
         if not ask.stream:
             return await answer_whole(fmt, encoder, run, conversation)
         first: TurnUpdate | None
@@ -64,11 +64,13 @@ class RouteReplies:
         await self.desk.close(grace_s=5.0)
 
 
-def context_for(ask: Ask, collection: str) -> RouteContext:
-    """What an encoder needs of a parsed request."""
+def context_for(ask: Ask, collection: str, estimate: int | None = None) -> RouteContext:
+    """What an encoder needs of a parsed request; `estimate` when the turn already measured it."""
+    if estimate is None:
+        estimate = request_estimate(ask.messages, ask.route_fields)
     return RouteContext(
         format=ask.format, collection=canonical_collection(collection), model=ask.asked_model or ask.model,
-        input_estimate=request_estimate(ask.messages, ask.route_fields), custom_tools=ask.custom_tools,
+        input_estimate=estimate, custom_tools=ask.custom_tools,
         namespaced_tools=ask.namespaced_tools, dropped_tools=ask.dropped_tools,
         dropped_items=ask.dropped_items,
         event_stream=ask.event_stream, received_ns=ask.received_ns,

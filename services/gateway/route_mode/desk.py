@@ -75,7 +75,8 @@ class RouteDesk:
             conversation = await opening
         assert conversation is not None
         return PreparedTurn(ask=ask, collection=collection, key=key, conversation=conversation,
-                            seating=seating, fields=ask.route_fields, started=started, at=at)
+                            seating=seating, estimate=request.needs.estimate, fields=ask.route_fields,
+                            started=started, at=at)
 
     async def seat(self, request: RouteRequest, key: str) -> RouteSeating:
         """The seater's decision; when the seater is away, the last one this replica had for `key`."""

@@ -29,6 +29,7 @@ class PreparedTurn:
     key: str
     conversation: Conversation
     seating: RouteSeating  # the seater's decision: who may answer, in which order, who shadows
+    estimate: int  # the request's size (RM-2), measured once: the seater and the encoder both use it
     fields: dict[str, Any]
     started: float  # loop time
     at: datetime
