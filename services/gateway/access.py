@@ -115,10 +115,6 @@ def new_key() -> str:
     return KEY_PREFIX + secrets.token_urlsafe(32)
 
 
-def key_hash(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
 @dataclass(frozen=True)
 class Credential:
     source: str  # authorization, x-api-key, x-goog-api-key or key (Gemini's query parameter)

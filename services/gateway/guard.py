@@ -24,6 +24,7 @@ from services.gateway.errors_by_path import error_body
 from services.gateway.http import ADMIN_BODY_LIMIT, GATEWAY_BODY_LIMIT, IMAGE_ADVICE
 from services.gateway.keys.admit import RETRY_AFTER, key_book
 from services.gateway.methods import MethodTable, allow_header
+from shared.config_rules.keys import key_hash
 from shared.config_writer import config_caught_up
 from shared.settings import GatewaySettings
 from shared.version import version_line
@@ -142,7 +143,7 @@ class Guard:
         if not credential.value:
             return None
         ctx = scope["app"].state.ctx
-        digest = access.key_hash(credential.value)
+        digest = key_hash(credential.value)
         name = ctx.config.key_hashes.get(digest)
         if name is None and access.KEY_RE.match(credential.value):
             await config_caught_up(ctx.js, ctx.projection)

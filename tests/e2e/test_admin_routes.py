@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from cli.stack import Stack
-from services.gateway.access import key_hash
 from shared import subjects
+from shared.config_rules.keys import key_hash
 from shared.natsserver import free_port
 from tests.e2e.conftest import events_on
 from tests.fakes.provider import FakeProvider

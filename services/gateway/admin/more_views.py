@@ -8,9 +8,9 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from services.gateway.admin.limit_rules import chat_connections
 from services.gateway.admin.views import fields
 from shared.alerts import retiring
+from shared.config_rules.limits import chat_connections
 from shared.config_state import LIMIT_AXES, ConfigState
 from shared.events import LimitsSaved, ModelRegistered
 

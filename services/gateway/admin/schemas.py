@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
-from services.gateway.admin.rules import COLLECTION_SHAPES, ROLES
 from shared.alerts import KEY_PREFIXES, KINDS, Alert
 from shared.commands import (
     JudgedClaim,
@@ -27,6 +26,7 @@ from shared.commands import (
     SuiteWrongLine,
     UsageLine,
 )
+from shared.config_rules.base import COLLECTION_SHAPES, ROLES
 from shared.scheduled_jobs import JobName, Mode
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]

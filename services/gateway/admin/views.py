@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gateway.admin.rules import COLLECTION_SHAPES
 from services.gateway.listing import together
+from shared.config_rules.base import COLLECTION_SHAPES
 from shared.config_state import ConfigState
 from shared.events import CollectionSaved, EndpointSaved, EventBase, ModelRegistered
 from shared.provider_keys import key_variable

@@ -12,7 +12,6 @@ from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.requests import Request
 
 from services.gateway.admin import more_views
-from services.gateway.admin.alert_rules import clear_alert, raise_alert, save_allow_paid
 from services.gateway.admin.schemas import (
     ALERT_KEY,
     REFUSALS,
@@ -24,6 +23,7 @@ from services.gateway.admin.schemas import (
     AllowPaidReply,
 )
 from services.gateway.routes.admin_base import AdminRoute, context, sent, write
+from shared.config_rules.alerts import clear_alert, raise_alert, save_allow_paid
 from shared.events import AlertCleared, AlertRaised
 
 router = APIRouter(route_class=AdminRoute, tags=["alerts"])

@@ -13,10 +13,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from services.gateway.admin import rules
 from services.gateway.ask import Refusal
 from services.gateway.context import GatewayContext
 from services.gateway.keys.admit import caller_of
+from shared.config_rules import base as rules
 from shared.config_state import ConfigState
 from shared.config_writer import WriteConflict
 from shared.events import ConfigEvent

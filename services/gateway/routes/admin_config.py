@@ -9,8 +9,7 @@ from fastapi import APIRouter, Query
 from starlette.requests import Request
 
 from services.gateway.access import keys_required
-from services.gateway.admin import limit_rules, more_views, rules, scheduler_rules, views
-from services.gateway.admin.collection_merge import save_merged
+from services.gateway.admin import more_views, views
 from services.gateway.admin.schemas import (
     REFUSALS,
     ChangesReply,
@@ -34,6 +33,10 @@ from services.gateway.routes.admin_base import AdminRoute, context, sent, write
 from services.gateway.routes.admin_models import feeds
 from shared import subjects
 from shared.commands import RebuildRequest, Rebuilt
+from shared.config_rules import base as rules
+from shared.config_rules import limits as limit_rules
+from shared.config_rules import scheduler as scheduler_rules
+from shared.config_rules.collection_merge import save_merged
 from shared.events import CollectionRemoved, CollectionSaved, LimitsSaved
 from shared.version import package_version
 

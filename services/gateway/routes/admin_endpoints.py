@@ -10,8 +10,7 @@ from fastapi import APIRouter
 from starlette.requests import Request
 
 from services.gateway import bus_calls
-from services.gateway.admin import endpoint_rules, views
-from services.gateway.admin.rules import Invalid, Missing
+from services.gateway.admin import views
 from services.gateway.admin.schemas import (
     REFUSALS,
     EndpointBody,
@@ -28,6 +27,8 @@ from services.gateway.context import GatewayContext
 from services.gateway.routes.admin_base import AdminRoute, context, sent, write
 from shared import rpc, subjects
 from shared.commands import ModelsReply, ModelsRequest
+from shared.config_rules import endpoints as endpoint_rules
+from shared.config_rules.base import Invalid, Missing
 from shared.events import EndpointRemoved, EndpointSaved
 from shared.loopback import is_loopback
 from shared.provider_keys import key_variable

@@ -10,7 +10,6 @@ from starlette.requests import Request
 
 from services.gateway.access import keys_required, new_key
 from services.gateway.admin import more_views
-from services.gateway.admin.key_rules import create_key, revoke_key
 from services.gateway.admin.schemas import (
     REFUSALS,
     KeyCreateBody,
@@ -21,6 +20,7 @@ from services.gateway.admin.schemas import (
 )
 from services.gateway.keys.admit import key_book
 from services.gateway.routes.admin_base import AdminRoute, context, sent, write
+from shared.config_rules.keys import create_key, revoke_key
 from shared.events import GatewayKeyCreated
 
 router = APIRouter(route_class=AdminRoute, tags=["gateway keys"])

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter
 from starlette.requests import Request
 
-from services.gateway.admin import model_rules, more_views, rules
+from services.gateway.admin import more_views
 from services.gateway.admin.feeds import Feeds
 from services.gateway.admin.schemas import (
     REFUSALS,
@@ -29,6 +29,8 @@ from services.gateway.routes.admin_base import AdminRoute, context, sent, write
 from shared import rpc, subjects
 from shared.alerts import retiring
 from shared.commands import SqlReply, SqlRequest
+from shared.config_rules import base as rules
+from shared.config_rules import models as model_rules
 from shared.events import ModelRegistered, ModelRetired, ModelUpdated
 from shared.failures import failure_class
 from shared.ids import candidate_id

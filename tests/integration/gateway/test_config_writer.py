@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import pytest
 from structlog.testing import capture_logs
 
-from services.gateway.admin import rules
 from shared import bus, subjects
+from shared.config_rules import base as rules
 from shared.config_state import ConfigState
 from shared.config_writer import ConfigWriter
 from shared.events import CollectionSaved, Event

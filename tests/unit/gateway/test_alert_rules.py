@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 
 from services.gateway.admin import more_views
-from services.gateway.admin.alert_rules import clear_alert, raise_alert, save_allow_paid
 from services.gateway.admin.changelog import ChangeLog
-from services.gateway.admin.rules import Invalid, Rule
-from services.gateway.ask import Refusal
+from shared.config_rules.alerts import clear_alert, raise_alert, save_allow_paid
+from shared.config_rules.base import Invalid, Rule
 from shared.config_state import ConfigState
 from shared.events import AlertCleared, AlertRaised, ConnectionsSaved
 from tests.unit.gateway.factories import config, endpoint, model
@@ -78,9 +77,9 @@ def test_clearing_needs_a_well_formed_key_that_is_up() -> None:
     event = clear_alert("connection:held:fake")(up, "cfg:c")
     assert isinstance(event, AlertCleared) and event.key == "connection:held:fake"
     assert "is not an alert key" in errors_of(clear_alert("whatever"), up)
-    with pytest.raises(Refusal) as caught:
+    with pytest.raises(Invalid) as caught:
         clear_alert("model:paid:vendor/fast:free")(up, "cfg:c")
-    assert caught.value.status == 404 and "no alert is up" in caught.value.message
+    assert caught.value.status == 404 and "no alert is up" in str(caught.value)
 
 
 def test_the_allow_list_is_a_list_of_names_kept_once_each() -> None:

@@ -6,11 +6,14 @@ from typing import Any
 
 import pytest
 
-from services.gateway.access import key_hash
-from services.gateway.admin import endpoint_rules, key_rules, limit_rules, model_rules
 from services.gateway.admin.changelog import ChangeLog
-from services.gateway.admin.collection_merge import save_merged
-from services.gateway.admin.rules import Invalid, Rule, register_model
+from shared.config_rules import endpoints as endpoint_rules
+from shared.config_rules import keys as key_rules
+from shared.config_rules import limits as limit_rules
+from shared.config_rules import models as model_rules
+from shared.config_rules.base import Invalid, Rule, register_model
+from shared.config_rules.collection_merge import save_merged
+from shared.config_rules.keys import key_hash
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent, GatewaySettingsSaved, LimitsSaved, ModelRetired
 from tests.unit.gateway.factories import collection, config, endpoint, model

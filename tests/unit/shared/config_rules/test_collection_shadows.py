@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.gateway.admin import model_rules
-from services.gateway.admin.collection_merge import save_merged
-from services.gateway.admin.rules import Invalid, Rule, retire_model
+from shared.config_rules import models as model_rules
+from shared.config_rules.base import Invalid, Rule, retire_model
+from shared.config_rules.collection_merge import save_merged
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent
 from tests.unit.gateway.factories import collection, config, endpoint, model

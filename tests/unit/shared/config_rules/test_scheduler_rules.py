@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.gateway.admin.rules import Invalid
-from services.gateway.admin.scheduler_rules import save_scheduler, view
+from shared.config_rules.base import Invalid
+from shared.config_rules.scheduler import save_scheduler, view
 from shared.config_state import ConfigState
 from shared.events import SchedulerSaved
 

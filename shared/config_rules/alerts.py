@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gateway.admin.rules import Invalid, Rule, unknown_fields
-from services.gateway.ask import Refusal
 from shared.alerts import KEY_PREFIXES, KINDS, kind_of
+from shared.config_rules.base import Invalid, Missing, Rule, unknown_fields
 from shared.config_state import ConfigState
 from shared.events import AlertCleared, AlertRaised, ConfigEvent, ConnectionsSaved
 
@@ -94,7 +93,7 @@ def clear_alert(key: Any) -> Rule:
         if errors:
             raise Invalid(errors)
         if checked not in state.alerts:
-            raise Refusal(404, f"no alert is up under {checked!r}")
+            raise Invalid([Missing(f"no alert is up under {checked!r}")])
         return AlertCleared(id=event_id, key=checked)
 
     return rule

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gateway.admin.rules import Invalid, Rule, save_collection, strip_bench
+from shared.config_rules.base import Invalid, Rule, save_collection, strip_bench
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gateway.admin.rules import Conflict, Invalid, Missing, Rule, save_endpoint, unknown_fields
+from shared.config_rules.base import Conflict, Invalid, Missing, Rule, save_endpoint, unknown_fields
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent, EndpointRemoved, EndpointSaved
 from shared.ids import utcnow

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gateway.admin.rules import (
+from shared.alerts import pending_key
+from shared.commands import SeatCall
+from shared.config_rules.base import (
     ALIAS_RE,
     NOT_CHAT_ROLES,
     ROLES,
@@ -18,8 +20,6 @@ from services.gateway.admin.rules import (
     is_int,
     unknown_fields,
 )
-from shared.alerts import pending_key
-from shared.commands import SeatCall
 from shared.config_state import ConfigState
 from shared.events import AlertCleared, ConfigEvent, ModelOptions, ModelRestored, ModelUpdated
 from shared.probe_calls import RETRY, probe_call

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from services.gateway.admin import rules
+from shared.config_rules import base as rules
 from shared.config_state import ConfigState
 from shared.events import (
     CollectionRemoved,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gateway.admin.rules import Invalid, Rule, unknown_fields
+from shared.config_rules.base import Invalid, Rule, unknown_fields
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent, SchedulerSaved
 from shared.scheduled_jobs import JobName, Mode

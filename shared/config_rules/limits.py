@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.gateway.admin.rules import NOT_CHAT_ROLES, Invalid, Missing, Rule, unknown_fields
+from shared.config_rules.base import NOT_CHAT_ROLES, Invalid, Missing, Rule, unknown_fields
 from shared.config_state import LIMIT_AXES, ConfigState
 from shared.events import ConfigEvent, LimitsSaved
 
