@@ -106,10 +106,15 @@ def place(form: Form, errors: Sequence[str]) -> dict[str, list[str]]:
     placed: dict[str, list[str]] = {}
     names = sorted(form.fields, key=len, reverse=True)
     for error in errors:
-        where = next((n for n in names if re.search(rf'(?<![\w-])"?{re.escape(n)}"?(?![\w-])', error)),
-                     FORM_LEVEL)
+        where = next((n for n in names if mentions(error, n)), FORM_LEVEL)
         placed.setdefault(where, []).append(error)
     return placed
+
+
+def mentions(error: str, name: str) -> bool:
+    """`members` is named by "members" and by "member 'x' is not …"."""
+    words = {name, name[:-1]} if name.endswith("s") and len(name) > 3 else {name}
+    return any(re.search(rf'(?<![\w-])"?{re.escape(w)}"?(?![\w-])', error) for w in words)
 
 
 def pydantic_errors(errors: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:

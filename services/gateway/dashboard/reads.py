@@ -32,18 +32,18 @@ T = TypeVar("T")
 VERDICT_STATS = ("SELECT alias, count(*) FILTER (WHERE useful), count(*) FROM (SELECT call, "
                  "arg_max(alias, seq) AS alias, arg_max(useful, seq) AS useful FROM verdicts GROUP BY call) "
                  "GROUP BY alias")
-RECENT_PANELS = ("WITH recent AS (SELECT panel, at, collection FROM panels WHERE at IS NOT NULL "
-                 "ORDER BY at DESC LIMIT {limit}) SELECT r.panel, r.at, r.collection, s.call, s.seat, "
-                 "s.alias, s.status, s.seconds FROM recent r LEFT JOIN seats s ON s.panel = r.panel "
-                 "ORDER BY r.at DESC, r.panel, s.seat")
+RECENT_PANELS = ('WITH recent AS (SELECT panel, "at", collection FROM panels WHERE "at" IS NOT NULL '
+                 'ORDER BY "at" DESC LIMIT {limit}) SELECT r.panel, r."at", r.collection, s.call, s.seat, '
+                 's.alias, s.status, s.seconds FROM recent r LEFT JOIN seats s ON s.panel = r.panel '
+                 'ORDER BY r."at" DESC, r.panel, s.seat')
 PANEL_COUNT = "SELECT count(*) FROM panels"
-JOB_RUNS = ("SELECT at, job, mode, outcome, summary, instance FROM job_runs ORDER BY at DESC LIMIT 200")
-PROBES = ("SELECT at, alias, kind, answered, failure, seconds, detail FROM probes ORDER BY at DESC LIMIT 200")
+JOB_RUNS = 'SELECT "at", job, mode, outcome, summary, instance FROM job_runs ORDER BY "at" DESC LIMIT 200'
+PROBES = ('SELECT "at", alias, kind, answered, failure, seconds, detail FROM probes ORDER BY "at" DESC '
+          "LIMIT 200")
 SEAT = ("SELECT s.call, s.alias, s.status, s.answer, s.error, p.prompt FROM seats s LEFT JOIN panels p "
         "ON p.panel = s.panel WHERE s.call = '{call}'")
 LATEST_VERDICT = ("SELECT useful, note, real_claims, false_claims FROM verdicts WHERE call = '{call}' "
                   "ORDER BY seq DESC LIMIT 1")
-LEDGER_TIMEOUT_S = 10.0
 
 
 @dataclass
