@@ -124,7 +124,7 @@ async def endpoints(request: Request) -> HTMLResponse:
     state = context(request).config
     eps = [{**config_views.endpoint_view(ep, state), "key_state": "unknown until tested"}
            for ep in state.endpoints.values()]
-    conns = [{**c, "values": {"connection": c["name"], **{k: v for k, v in c["limits"].items() if v}}}
+    conns = [{**c, "form": {"connection": c["name"], **{k: v for k, v in c["limits"].items() if v}}}
              for c in more_views.connections(state)["connections"]]
     return page(request, "endpoints.html", "Endpoints", endpoints=eps, connections=conns,
                 choices=choices(state))
