@@ -38,6 +38,7 @@ class Series:
 class Tick:
     at: float
     label: str
+    anchor: str = "end"  # SVG text-anchor: y labels end at the axis; the first time starts, the last ends
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,9 @@ def plot(title: str, unit: str, data: Mapping[str, Sequence[Point]]) -> Plot:
         ))
         for i, (name, values) in enumerate(sorted(data.items()))
     )
-    x_ticks = tuple(Tick(x_of(t), f"{t:%m-%d %H:%M}") for t in sorted({min(t for t, _ in points),
-                                                                        max(t for t, _ in points)}))
+    times = sorted({min(t for t, _ in points), max(t for t, _ in points)})
+    x_ticks = tuple(Tick(x_of(t), f"{t:%m-%d %H:%M}", "start" if i == 0 and len(times) > 1 else "end")
+                    for i, t in enumerate(times))
     y_ticks = tuple(Tick(y_of(v), number(v)) for v in (0.0, top / 2, top))
     return Plot(title, unit, series, x_ticks, y_ticks)
 
