@@ -26,6 +26,7 @@ from shared.commands import QuotaReply, QuotaRequest, UsageReply, UsageRequest
 from shared.config_state import ConfigState
 
 router = APIRouter(include_in_schema=False)
+PANELS_SHOWN = 30  # P-17
 ABSENT = {
     "onboarding": ("Onboarding", "Onboarding (a model tried, probed and added in one step, with live "
                                  "progress) is not part of this gateway yet, so there is nothing to show "
@@ -77,7 +78,7 @@ async def glance(request: Request) -> HTMLResponse:
 async def collections(request: Request) -> HTMLResponse:
     state = context(request).config
     notes = reads.Notes()
-    rows, pending = await notes.get("recent panels", reads.recent_panels(request), ([], []))
+    rows, pending = await notes.get("recent panels", reads.recent_panels(request, PANELS_SHOWN), ([], []))
     recent = views.panels(rows, pending)
     listed = [config_views.collection_view(state.collections[n], state) for n in sorted(state.collections)]
     return page(request, "collections.html", "Collections", notes=notes.items, panels=recent,
