@@ -24,6 +24,7 @@ from services.gateway.routes.admin_models import feeds, last_probes
 from shared import subjects
 from shared.commands import QuotaReply, QuotaRequest, UsageReply, UsageRequest
 from shared.config_state import ConfigState
+from shared.version import package_version
 
 router = APIRouter(include_in_schema=False)
 PANELS_SHOWN = 30  # P-17
@@ -106,7 +107,7 @@ async def usage(request: Request) -> HTMLResponse:
     rows = [line.model_dump() for line in calls.rows]
     return page(request, "usage.html", "Usage and quotas", notes=notes.items, calls=len(rows),
                 plots=views.usage_plots(rows), burn=views.quota_burn(data), sent=data.get("sent", []),
-                resting=data.get("resting", []))
+                resting=data.get("resting", []), limits=data.get("limits", {"user": [], "learned": []}))
 
 
 @router.get("/ui/logs")
@@ -154,7 +155,8 @@ async def keys(request: Request) -> HTMLResponse:
 async def settings(request: Request) -> HTMLResponse:
     ctx = context(request)
     s = ctx.settings
-    server = [("Bind", s.bind), ("Port", s.port), ("Public URL", s.public_url or "not set"),
+    server = [("Version", package_version()), ("Bind", s.bind), ("Port", s.port),
+              ("Public URL", s.public_url or "not set"),
               ("Allowed hosts", s.allowed_hosts or "loopback only"),
               ("Allowed origins", s.allowed_origins or "the allowed hosts' own"),
               ("Admin token (BENCHWARMERS_ADMIN_TOKEN)", views.secret_state(s.admin_token is not None)),
