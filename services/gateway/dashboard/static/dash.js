@@ -45,12 +45,14 @@
   if (document.body.dataset.live === "on" && window.EventSource) {
     var timer = null;
     var source = new EventSource("/ui/live");
+    // At most one refresh a second however busy the bus is (a burst of seat events is one refresh).
     source.addEventListener("change", function (evt) {
       document.body.dataset.lastChange = evt.data;
-      clearTimeout(timer);
+      if (timer !== null) { return; }
       timer = setTimeout(function () {
+        timer = null;
         if (!document.getElementById("verdict").open) { htmx.trigger(document.body, "bench-changed"); }
-      }, 400);
+      }, 1000);
     });
     window.addEventListener("beforeunload", function () { source.close(); });
   }
