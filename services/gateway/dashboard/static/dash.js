@@ -20,10 +20,15 @@
 
   document.body.addEventListener("htmx:afterSwap", function (evt) {
     if (evt.detail.target && evt.detail.target.id === "verdict-body") {
-      var dialog = document.getElementById("verdict");
-      if (!dialog.open) { dialog.showModal(); }
+      var shown = document.getElementById("verdict");
+      if (!shown.open) { shown.showModal(); }
     }
   });
+
+  var dialog = document.getElementById("verdict");
+  if (dialog) {  // what changed while the dialog was open is shown once it closes
+    dialog.addEventListener("close", function () { htmx.trigger(document.body, "bench-changed"); });
+  }
 
   var login = document.getElementById("login");
   if (login) {
@@ -51,7 +56,7 @@
       if (timer !== null) { return; }
       timer = setTimeout(function () {
         timer = null;
-        if (!document.getElementById("verdict").open) { htmx.trigger(document.body, "bench-changed"); }
+        if (!dialog.open) { htmx.trigger(document.body, "bench-changed"); }
       }, 1000);
     });
     window.addEventListener("beforeunload", function () { source.close(); });
