@@ -58,7 +58,7 @@ def probe_text(probe: Mapping[str, Any] | None) -> str:
     if not probe:
         return "never"
     at = probe["at"]
-    when = at.strftime("%Y-%m-%d %H:%M") if isinstance(at, datetime) else str(at)[:16]
+    when = at.strftime("%Y-%m-%d %H:%M") if isinstance(at, datetime) else str(at)[:16].replace("T", " ")
     return f"{when} {'answered' if probe['answered'] else 'failed: ' + str(probe.get('failure') or '?')}"
 
 

@@ -12,6 +12,7 @@ from services.gateway.dashboard.views import (
     glance_rows,
     owed_seats,
     panels,
+    probe_text,
     quota_burn,
     secret_state,
     usage_plots,
@@ -46,6 +47,13 @@ def test_action_needed_offers_retry_and_retire_on_a_models_alert_and_restore_aft
     actions = action_needed(alerts, models, NOW)
     assert [(a.key, a.buttons) for a in actions] == [
         ("model:pending:a", ("retry", "retire")), ("connection:held:x", ()), ("retired:gone", ("restore",))]
+
+
+def test_the_last_probe_reads_as_when_and_how() -> None:
+    assert probe_text(None) == "never"
+    assert probe_text({"at": "2026-03-01T11:58:30Z", "answered": True}) == "2026-03-01 11:58 answered"
+    failed = probe_text({"at": NOW, "answered": False, "failure": "timeout"})
+    assert failed == "2026-03-01 12:00 failed: timeout"
 
 
 def test_the_first_run_guide_follows_what_exists() -> None:
