@@ -2,7 +2,8 @@
 an admin token and two gateway replicas, from an empty data folder. A handful of flows (first run to a first
 panel, editing a collection, a verdict from the Owed list, a plot of the real data points, login, a page on
 one replica following a change made through the other), one axe sweep over every page, and screenshots of
-each page at desktop and narrow widths in `test-artifacts/dashboard/` (gitignored).
+each page at desktop and narrow widths in `test-artifacts/dashboard/` (gitignored). The flows run in file
+order on one stack, as one person's session would: the first run makes what the later flows use.
 
 Skips, saying why, when Playwright for Python or Chromium (`/usr/bin/chromium`) is missing: `make test`
 installs both (pip and apt-get)."""
