@@ -210,6 +210,7 @@ def test_a_stale_page_acting_on_a_removed_collection_is_told_so(page: Any, stack
     assert api.post("/api/collection/remove", json={"name": "doomed"}).status_code == 200
     entry = page.locator('details[data-collection="doomed"]')
     entry.locator("summary").click()
+    page.once("dialog", lambda dialog: dialog.accept())  # "Delete the collection doomed?"
     entry.get_by_role("button", name="Delete doomed").click()
     expect(entry).to_contain_text("This page is out of date", timeout=WAIT_MS)
 

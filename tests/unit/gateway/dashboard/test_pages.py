@@ -38,3 +38,13 @@ def test_only_the_shipped_static_files_are_served() -> None:
     assert static("htmx.min.js").status_code == 200
     assert static("dash.css").media_type == "text/css"
     assert static("../pages.py").status_code == 404
+
+
+def test_what_cannot_be_undone_asks_first_and_what_can_does_not() -> None:
+    template = ENV.get_template("fragment.html")
+    html = {action: template.render(action=action, fid="f", shown={}, choices={},
+                                    values={"name": "core", "alias": "a"}, errors={})
+            for action in ("collection-remove", "key-revoke", "retire")}
+    assert 'hx-confirm="Delete the collection core?' in html["collection-remove"]
+    assert 'hx-confirm="Revoke the key core?' in html["key-revoke"]
+    assert "hx-confirm" not in html["retire"]  # a retired model is restored from Action needed
