@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from starlette.requests import Request
 
 from services.gateway.admin import rules
@@ -54,12 +54,8 @@ class Outcome:
 Handler = Callable[[Request, dict[str, Any]], Awaitable[Outcome]]
 
 
-def body_of(model: type[BaseModel], body: dict[str, Any]) -> Any:
-    return model.model_validate(body)
-
-
 async def endpoint(request: Request, body: dict[str, Any]) -> Outcome:
-    reply: dict[str, Any] = await admin_endpoints.save_endpoint(body_of(EndpointBody, body), request)
+    reply: dict[str, Any] = await admin_endpoints.save_endpoint(EndpointBody.model_validate(body), request)
     if body.get("test"):
         return Outcome(shown={"title": f"{body.get('name')} tested (nothing saved)",
                               "lines": [reply["listing"]["note"]]})
@@ -67,69 +63,69 @@ async def endpoint(request: Request, body: dict[str, Any]) -> Outcome:
 
 
 async def endpoint_test(request: Request, body: dict[str, Any]) -> Outcome:
-    reply: dict[str, Any] = await admin_endpoints.test_endpoint(body_of(EndpointName, body), request)
+    reply: dict[str, Any] = await admin_endpoints.test_endpoint(EndpointName.model_validate(body), request)
     key_set = views.secret_state(reply["endpoint"]["key_set"])
     return Outcome(shown={"title": f"{body.get('name')} tested",
                           "lines": [reply["listing"]["note"], f"key: {key_set}"]})
 
 
 async def model(request: Request, body: dict[str, Any]) -> Outcome:
-    await admin_models.register(body_of(ModelRegisterBody, body), request)
+    await admin_models.register(ModelRegisterBody.model_validate(body), request)
     return Outcome(refresh=True)
 
 
 async def collection(request: Request, body: dict[str, Any]) -> Outcome:
-    await admin_config.save_collection(body_of(CollectionBody, body), request)
+    await admin_config.save_collection(CollectionBody.model_validate(body), request)
     return Outcome(refresh=True)
 
 
 async def collection_remove(request: Request, body: dict[str, Any]) -> Outcome:
-    await admin_config.remove_collection(body_of(CollectionName, body), request)
+    await admin_config.remove_collection(CollectionName.model_validate(body), request)
     return Outcome(refresh=True)
 
 
 async def retry(request: Request, body: dict[str, Any]) -> Outcome:
-    reply = await admin_models.retry(body_of(AliasBody, body), request)
+    reply = await admin_models.retry(AliasBody.model_validate(body), request)
     how = "answered" if reply["answered"] else f"did not answer ({reply['failure']}) {reply['error']}".strip()
     cleared = " Its alert is cleared." if reply["cleared"] else ""
     return Outcome(shown={"title": f"Retry of {reply['alias']}", "lines": [f"It {how}.{cleared}"]})
 
 
 async def retire(request: Request, body: dict[str, Any]) -> Outcome:
-    await admin_models.retire(body_of(RetireBody, body), request)
+    await admin_models.retire(RetireBody.model_validate(body), request)
     return Outcome(refresh=True)
 
 
 async def restore(request: Request, body: dict[str, Any]) -> Outcome:
-    await admin_models.restore(body_of(AliasBody, body), request)
+    await admin_models.restore(AliasBody.model_validate(body), request)
     return Outcome(refresh=True)
 
 
 async def key(request: Request, body: dict[str, Any]) -> Outcome:
-    reply = await admin_keys.create(body_of(KeyCreateBody, body), request)
+    reply = await admin_keys.create(KeyCreateBody.model_validate(body), request)
     return Outcome(shown={"title": f"Gateway key {reply['name']} made", "secret": reply["key"],
                           "lines": ["Copy it now: it is shown this once, and only its hash is kept."]})
 
 
 async def key_revoke(request: Request, body: dict[str, Any]) -> Outcome:
-    await admin_keys.revoke(body_of(KeyName, body), request)
+    await admin_keys.revoke(KeyName.model_validate(body), request)
     return Outcome(refresh=True)
 
 
 async def limits(request: Request, body: dict[str, Any]) -> Outcome:
     name = body.pop("connection", None)
     await admin_config.save_connection_limits(
-        body_of(ConnectionLimitsBody, {"connection": name, "limits": body}), request)
+        ConnectionLimitsBody.model_validate({"connection": name, "limits": body}), request)
     return Outcome(refresh=True)
 
 
 async def scheduler(request: Request, body: dict[str, Any]) -> Outcome:
-    await admin_config.save_scheduler(body_of(SchedulerBody, body), request)
+    await admin_config.save_scheduler(SchedulerBody.model_validate(body), request)
     return Outcome(refresh=True)
 
 
 async def settings(request: Request, body: dict[str, Any]) -> Outcome:
-    await admin_config.save_settings(body_of(SettingsBody, body), request)
+    await admin_config.save_settings(SettingsBody.model_validate(body), request)
     return Outcome(refresh=True)
 
 

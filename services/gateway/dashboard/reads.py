@@ -102,11 +102,7 @@ async def panel_count(request: Request) -> int:
 async def recent_panels(request: Request, limit: int = 30) -> tuple[list[list[Any]], list[str]]:
     """The latest panels' seats, and which of their calls the ledger still waits a verdict for."""
     rows = [[r[0], when(r[1]), *r[2:]] for r in await sql(request, RECENT_PANELS.format(limit=int(limit)))]
-    calls = [r[3] for r in rows if r[3]]
-    if not calls:
-        return rows, []
-    pending = await ledger(request, subjects.RPC_LEDGER_PENDING, PendingRequest(calls=calls), PendingReply)
-    return rows, pending.pending
+    return rows, await pending_of(request, [r[3] for r in rows if r[3]])
 
 
 async def pending_of(request: Request, calls: list[str]) -> list[str]:
