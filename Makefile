@@ -6,13 +6,16 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.benchwarmers-installed
 # checkov (the deploy/ policy check in the tests) in a venv of its own: it pins packaging<24, pytest needs 24+.
 CHECKOV := $(VENV)/checkov/bin/checkov
+# The dashboard's browser tests drive Debian's Chromium (never Playwright's own download, which these machines
+# cannot reach): installed when missing if we are root with apt-get; else those tests skip, saying why.
+CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test bench bench-selection lint lock
+.PHONY: run test bench bench-selection lint lock chromium
 
 run: $(STAMP)
 	$(VENV)/bin/bench up
 
-test: $(STAMP) $(CHECKOV)
+test: $(STAMP) $(CHECKOV) chromium
 	$(PY) -m pytest -q --tb=short -p no:cacheprovider tests/
 
 bench: $(STAMP)
@@ -41,6 +44,14 @@ $(STAMP): requirements.lock pyproject.toml | $(PY)
 	$(PY) -m pip install -q -r requirements.lock
 	$(PY) -m pip install -q --no-deps -e .
 	@touch $@
+
+chromium:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  { apt-get install -y -q chromium >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }; } || \
+	  echo "chromium could not be installed with apt-get: the dashboard's browser tests will skip"; \
+	else echo "no $(CHROMIUM) (apt-get install chromium, as root): the dashboard's browser tests will skip"; fi
 
 $(CHECKOV): requirements-checkov.lock | $(PY)
 	test -x $(VENV)/checkov/bin/python || python3 -m venv $(VENV)/checkov

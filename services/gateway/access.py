@@ -1,8 +1,9 @@
 """Who is calling, decided by the route (SEC-3, SEC-4). Pure: functions of a path, headers and the secrets.
 
-Three kinds of route: open (`/health`, `/login`), gateway (the model APIs, `/bench/*`), admin (everything
-else: `/api/*`, pages). The admin token or the login cookie opens admin routes only; a gateway key opens
-gateway routes only; without a token (and without BENCHWARMERS_REQUIRE_KEYS) every caller is `local`.
+Three kinds of route: open (`/health`, `/login`, the dashboard's static files), gateway (the model APIs,
+`/bench/*`), admin (everything else: `/api/*`, pages). The admin token or the login cookie opens admin
+routes only; a gateway key opens gateway routes only; without a token (and without
+BENCHWARMERS_REQUIRE_KEYS) every caller is `local`.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ LOCAL = Caller()
 
 
 def route_kind(path: str) -> RouteKind:
-    if path in ("/health", "/login") or path.startswith("/connect/callback"):
+    if path in ("/health", "/login") or path.startswith(("/connect/callback", "/ui/static/")):
         return "open"
     return "gateway" if is_gateway_path(path) else "admin"
 

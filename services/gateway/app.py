@@ -13,6 +13,7 @@ from starlette.routing import Route
 
 from services.gateway.context import GatewayContext
 from services.gateway.contract.document import completed
+from services.gateway.dashboard.routes import router as dashboard_router
 from services.gateway.deliver import PanelReplies
 from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
@@ -72,6 +73,9 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
         finally:
             for mode in set(ctx.modes.values()):
                 await mode.close()
+            live = getattr(app.state, "live", None)
+            if live is not None:
+                await live.close()
             await projection.stop()
             await nc.drain()
             if ops is not None:
@@ -102,6 +106,7 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
     for router in ADMIN_ROUTERS:
         app.include_router(router)
     app.add_api_route("/health", admin.health, methods=["GET"])
+    app.include_router(dashboard_router)  # the pages (H-D4): HTML over the admin API, not in its document
 
     get_routes, post_routes = gateway_routes(app)
     admin_routes = [route for router in ADMIN_ROUTERS for route in router.routes]  # included without prefix

@@ -610,3 +610,48 @@ class RescoreReplyBody(Ok):
     """T-5: the scores that changed when the latest answers were scored again."""
 
     changed: list[Rescored]
+
+
+# ---------------------------------------------------------------- recent panels and one seat (P-17, H-D4)
+
+CALL_ID = r"^p\d{8}-\d{6}-[0-9a-f]{4}\.[a-z]+\d*$"  # shared.transcripts.CALL_ID, whole
+
+
+class PanelSeat(BaseModel):
+    call: str
+    seat: str
+    alias: str
+    status: str
+    seconds: float
+    owed: bool = Field(description="the ledger still waits for this seat's verdict")
+
+
+class PanelView(BaseModel):
+    panel: str
+    at: datetime | None
+    collection: str
+    seats: list[PanelSeat]
+
+
+class PanelsReply(Ok):
+    """The latest panels, newest first, each seat with its status and whether its verdict is owed."""
+
+    panels: list[PanelView]
+    owed: list[str]
+
+
+class SeatView(BaseModel):
+    call: str
+    alias: str
+    status: str
+    answer: str
+    error: str
+    prompt: str = Field(description="the panel's prompt, at most 20,000 characters")
+    useful: bool | None = Field(description="its latest verdict (null: none yet)")
+    note: str
+    real: list[str]
+    false: list[str]
+
+
+class SeatReply(Ok):
+    seat: SeatView

@@ -12,23 +12,10 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 
 from services.gateway.access import same_secret, session_cookie
 from services.gateway.admin.schemas import REFUSALS, LoginBody, Ok
+from services.gateway.dashboard.pages import page
 from services.gateway.routes.admin_base import AdminRoute, context
 
 router = APIRouter(route_class=AdminRoute, tags=["login"])
-
-PAGE = """<!doctype html><meta charset="utf-8"><title>Benchwarmers: sign in</title>
-<form id="f"><label>Admin token <input type="password" id="t" autofocus></label>
-<button>Sign in</button></form>
-<p id="m"></p>
-<script>
-document.getElementById("f").onsubmit = async (e) => {
-  e.preventDefault();
-  const r = await fetch("/login", {method: "POST", headers: {"Content-Type": "application/json"},
-                                   body: JSON.stringify({token: document.getElementById("t").value})});
-  if (r.ok) { location.href = "/"; return; }
-  document.getElementById("m").textContent = (await r.json()).errors[0];
-};
-</script>"""
 
 
 def token_of(request: Request) -> str | None:
@@ -42,7 +29,7 @@ async def login_page(request: Request) -> Response:
     """The sign-in form."""
     if not token_of(request):
         return RedirectResponse("/", status_code=303)
-    return HTMLResponse(PAGE, headers={"Cache-Control": "no-store"})
+    return page(request, "login.html", "Sign in", live=False)
 
 
 @router.post("/login", response_model=Ok, responses=REFUSALS)

@@ -22,6 +22,10 @@ TOKEN = "a-token-of-twenty-chars"
         ("/v1beta/models/x:generateContent", "gateway"),
         ("/api/models", "admin"),
         ("/", "admin"),
+        ("/ui/usage", "admin"),
+        ("/ui/live", "admin"),
+        ("/ui/do/verdict", "admin"),
+        ("/ui/static/dash.css", "open"),  # the login page's own stylesheet and scripts
         ("/openapi.json", "admin"),
     ],
 )

@@ -1,0 +1,190 @@
+"""What each dashboard form does: its body goes through the admin API's own schema and handler (so its
+rules, its events and its refusals are the API's), or, for a verdict and a first ask, through the same
+checks the gateway routes use. The answer is an `Outcome` the route renders."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.requests import Request
+
+from services.gateway.admin.schemas import (
+    AliasBody,
+    CollectionBody,
+    CollectionName,
+    ConnectionLimitsBody,
+    EndpointBody,
+    EndpointName,
+    KeyCreateBody,
+    KeyName,
+    ModelRegisterBody,
+    RetireBody,
+    SchedulerBody,
+    SettingsBody,
+)
+from services.gateway.ask import Refusal
+from services.gateway.dashboard import forms, views
+from services.gateway.formats import OPENAI_CHAT
+from services.gateway.keys.admit import caller_of
+from services.gateway.ledger_api import verdict_request
+from services.gateway.panel.progress import Failed, Finished
+from services.gateway.routes import admin_config, admin_endpoints, admin_keys, admin_models
+from services.gateway.routes.admin_base import context
+from shared import subjects
+from shared.commands import VerdictReply
+from shared.config_rules import base as rules
+from shared.config_writer import WriteConflict
+
+STALE = "This page is out of date: {why}. Reload it to see the bench as it is now."
+
+
+@dataclass
+class Outcome:
+    """`refresh`: the page reloads to show the new state; else `shown` is a result to show in place."""
+
+    refresh: bool = False
+    shown: dict[str, Any] = field(default_factory=dict)
+    errors: dict[str, list[str]] = field(default_factory=dict)
+    status: int = 200
+
+
+Handler = Callable[[Request, dict[str, Any]], Awaitable[Outcome]]
+
+
+async def endpoint(request: Request, body: dict[str, Any]) -> Outcome:
+    reply: dict[str, Any] = await admin_endpoints.save_endpoint(EndpointBody.model_validate(body), request)
+    if body.get("test"):
+        return Outcome(shown={"title": f"{body.get('name')} tested (nothing saved)",
+                              "lines": [reply["listing"]["note"]]})
+    return Outcome(refresh=True)
+
+
+async def endpoint_test(request: Request, body: dict[str, Any]) -> Outcome:
+    reply: dict[str, Any] = await admin_endpoints.test_endpoint(EndpointName.model_validate(body), request)
+    key_set = views.secret_state(reply["endpoint"]["key_set"])
+    return Outcome(shown={"title": f"{body.get('name')} tested",
+                          "lines": [reply["listing"]["note"], f"key: {key_set}"]})
+
+
+async def model(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_models.register(ModelRegisterBody.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def collection(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_config.save_collection(CollectionBody.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def collection_remove(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_config.remove_collection(CollectionName.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def retry(request: Request, body: dict[str, Any]) -> Outcome:
+    reply = await admin_models.retry(AliasBody.model_validate(body), request)
+    how = "answered" if reply["answered"] else f"did not answer ({reply['failure']}) {reply['error']}".strip()
+    cleared = " Its alert is cleared." if reply["cleared"] else ""
+    return Outcome(shown={"title": f"Retry of {reply['alias']}", "lines": [f"It {how}.{cleared}"]})
+
+
+async def retire(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_models.retire(RetireBody.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def restore(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_models.restore(AliasBody.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def key(request: Request, body: dict[str, Any]) -> Outcome:
+    reply = await admin_keys.create(KeyCreateBody.model_validate(body), request)
+    return Outcome(shown={"title": f"Gateway key {reply['name']} made", "secret": reply["key"],
+                          "lines": ["Copy it now: it is shown this once, and only its hash is kept."]})
+
+
+async def key_revoke(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_keys.revoke(KeyName.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def limits(request: Request, body: dict[str, Any]) -> Outcome:
+    name = body.pop("connection", None)
+    await admin_config.save_connection_limits(
+        ConnectionLimitsBody.model_validate({"connection": name, "limits": body}), request)
+    return Outcome(refresh=True)
+
+
+async def scheduler(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_config.save_scheduler(SchedulerBody.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def settings(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_config.save_settings(SettingsBody.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def verdict(request: Request, body: dict[str, Any]) -> Outcome:
+    """H-D3 /api/verdict: the gateway's own verdict checks, then the ledger records it."""
+    if "useful" not in body:
+        return Outcome(errors={"useful": ["say whether the answer was useful"]}, status=400)
+    asked = verdict_request(body, caller_of(request).name)
+    await context(request).ask_ledger(subjects.RPC_LEDGER_VERDICT, asked, VerdictReply)
+    return Outcome(refresh=True)
+
+
+async def ask(request: Request, body: dict[str, Any]) -> Outcome:
+    """The first-run guide's last step: one panel of every member, as `bench/<name>:all` over OpenAI chat."""
+    errors = {name: ["required"] for name in ("collection", "prompt") if not body.get(name)}
+    if errors:
+        return Outcome(errors=errors, status=400)
+    ctx = context(request)
+    name = rules.strip_bench(str(body["collection"]))
+    sent = {"model": f"bench/{name}:all", "messages": [{"role": "user", "content": body["prompt"]}]}
+    asked = replace(OPENAI_CHAT.parse(sent, {"alt": ""}), caller=caller_of(request).name)
+    resolved = await ctx.resolve(asked)
+    async for update in ctx.panels.start(asked, resolved).updates():
+        if isinstance(update, Failed):
+            raise Refusal(update.status, update.message)
+        if isinstance(update, Finished):
+            answered = sum(1 for done in update.results.values() if done.status == "ok")
+            return Outcome(shown={"title": f"Panel {update.plan.panel}", "lines": [
+                f"{answered} of {len(update.results)} seats answered. See them under Collections, where each "
+                "is owed your verdict."]})
+    raise Refusal(503, "the panel ended without an answer; try again")
+
+
+HANDLERS: dict[str, Handler] = {
+    "endpoint": endpoint, "endpoint-test": endpoint_test, "model": model, "collection": collection,
+    "collection-remove": collection_remove, "ask": ask, "verdict": verdict, "retry": retry, "retire": retire,
+    "restore": restore, "key": key, "key-revoke": key_revoke, "limits": limits, "scheduler": scheduler,
+    "settings": settings,
+}
+
+
+async def run(request: Request, form: forms.Form, sent: dict[str, Any]) -> Outcome:
+    """Fill the form, ask its handler; every refusal beside its field, a stale page told so."""
+    filled = forms.fill(form, sent)
+    if not filled.ok:
+        return Outcome(errors=filled.errors, status=400)
+    try:
+        return await HANDLERS[form.action](request, filled.body)
+    except ValidationError as invalid:
+        return Outcome(errors=forms.pydantic_errors(invalid.errors()), status=400)
+    except rules.Invalid as invalid:
+        return refused(form, invalid.status, invalid.errors)
+    except Refusal as refusal:
+        return refused(form, refusal.status, [refusal.message])
+    except WriteConflict as conflict:
+        return refused(form, 409, [str(conflict)])
+
+
+def refused(form: forms.Form, status: int, errors: list[str]) -> Outcome:
+    if status == 404:  # what the page acted on is gone (another tab, another admin, another replica)
+        return Outcome(errors={forms.FORM_LEVEL: [STALE.format(why="; ".join(errors))]}, status=404)
+    return Outcome(errors=forms.place(form, errors), status=status)

@@ -1,0 +1,64 @@
+// Benchwarmers dashboard: forms post JSON (the guard takes only JSON, which no cross-site form can send),
+// the verdict dialog opens once its seat is loaded, and open pages refresh their live parts when the bus
+// says something changed (Server-Sent Events from /ui/live; nothing polls).
+(function () {
+  "use strict";
+  htmx.defineExtension("json-form", {
+    onEvent: function (name, evt) {
+      if (name === "htmx:configRequest") { evt.detail.headers["Content-Type"] = "application/json"; }
+    },
+    encodeParameters: function (xhr, parameters) {
+      xhr.overrideMimeType("text/json");
+      var out = {};
+      parameters.forEach(function (value, key) {
+        if (Object.prototype.hasOwnProperty.call(out, key)) { out[key] = [].concat(out[key], value); }
+        else { out[key] = value; }
+      });
+      return JSON.stringify(out);
+    }
+  });
+
+  document.body.addEventListener("htmx:afterSwap", function (evt) {
+    if (evt.detail.target && evt.detail.target.id === "verdict-body") {
+      var shown = document.getElementById("verdict");
+      if (!shown.open) { shown.showModal(); }
+    }
+  });
+
+  var dialog = document.getElementById("verdict");
+  if (dialog) {  // what changed while the dialog was open is shown once it closes
+    dialog.addEventListener("close", function () { htmx.trigger(document.body, "bench-changed"); });
+  }
+
+  var login = document.getElementById("login");
+  if (login) {
+    login.addEventListener("submit", function (evt) {
+      evt.preventDefault();
+      var token = document.getElementById("login-token").value;
+      fetch("/login", {method: "POST", headers: {"Content-Type": "application/json"},
+                       body: JSON.stringify({token: token})})
+        .then(function (reply) {
+          if (reply.ok) { location.href = "/"; return null; }
+          return reply.json().then(function (body) {
+            document.getElementById("login-error").textContent = body.errors[0];
+            document.getElementById("login-token").setAttribute("aria-invalid", "true");
+          });
+        });
+    });
+  }
+
+  if (document.body.dataset.live === "on" && window.EventSource) {
+    var timer = null;
+    var source = new EventSource("/ui/live");
+    // At most one refresh a second however busy the bus is (a burst of seat events is one refresh).
+    source.addEventListener("change", function (evt) {
+      document.body.dataset.lastChange = evt.data;
+      if (timer !== null) { return; }
+      timer = setTimeout(function () {
+        timer = null;
+        if (!dialog.open) { htmx.trigger(document.body, "bench-changed"); }
+      }, 1000);
+    });
+    window.addEventListener("beforeunload", function () { source.close(); });
+  }
+})();
