@@ -20,6 +20,7 @@ from cli.commands import (
     changes,
     collection,
     endpoint,
+    facts,
     keys,
     ledger,
     limits,
@@ -122,6 +123,7 @@ app.command("quota")(quota.quota)
 app.command("usage")(usage.usage)
 app.command("sql")(sql.sql)
 app.command("alerts")(alerts.alerts)
+assert facts.app is model.app  # `bench model facts|set` live on the model group
 app.add_typer(model.app, name="model")
 app.add_typer(collection.app, name="collection")
 app.add_typer(endpoint.app, name="endpoint")

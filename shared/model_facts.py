@@ -10,13 +10,14 @@ distinct from False. Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt
 
-FactName = Literal["context_window", "max_output", "tools", "vision", "structured_output", "reasoning", "cost",
-                   "knowledge_cutoff"]
+FactName = Literal["context_window", "max_output", "tools", "vision", "structured_output", "reasoning",
+                   "cost", "knowledge_cutoff"]
 FACT_NAMES: tuple[str, ...] = get_args(FactName)
 CAPABILITIES = ("tools", "vision", "structured_output", "reasoning")
 USER = "you"
@@ -56,7 +57,7 @@ class ModelFacts(BaseModel):
         return self.sources.get(name, default)
 
 
-def stamped(values: dict[str, object], source: str) -> ModelFacts:
+def stamped(values: Mapping[str, object], source: str) -> ModelFacts:
     """Facts from one place: every value given (None left out) with that source."""
     known = {k: v for k, v in values.items() if v is not None}
     return ModelFacts.model_validate({**known, "sources": dict.fromkeys(known, source)})

@@ -27,6 +27,7 @@ from shared.commands import (
     SuiteWrongLine,
     UsageLine,
 )
+from shared.model_facts import FactName
 from shared.scheduled_jobs import JobName, Mode
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]
@@ -233,6 +234,40 @@ class ModelReply(Ok):
 
 class RetiredReply(Ok):
     retired: dict[str, Any]
+
+
+class CostBody(Body):
+    input: float = shaped(minimum=0, maximum=1_000_000)
+    output: float = shaped(minimum=0, maximum=1_000_000)
+
+
+class ModelFactsBody(Body):
+    """C-15: the user's own facts for a model; each wins over every other source until cleared."""
+
+    alias: str = shaped(pattern=ALIAS)
+    context_window: Whole | None = shaped(None, **POSITIVE)
+    max_output: Whole | None = shaped(None, **POSITIVE)
+    tools: bool | None = None
+    vision: bool | None = None
+    structured_output: bool | None = None
+    reasoning: bool | None = None
+    cost: CostBody | None = shaped(None, description="US dollars per million tokens")
+    knowledge_cutoff: str | None = shaped(None, pattern=r"^\d{4}-\d{2}(-\d{2})?$")
+    clear: list[FactName] | None = None
+
+
+class FactLine(BaseModel):
+    fact: FactName
+    value: Any = None
+    source: str | None = None  # a feed, `registration`, `learned <date>`, `probe <date>` or `you`
+
+
+class ModelFactsReply(Ok):
+    alias: str
+    served: str
+    endpoint: str
+    facts: list[FactLine]
+    catalog_refreshed: datetime | None = None
 
 
 # ---------------------------------------------------------------- collections and settings

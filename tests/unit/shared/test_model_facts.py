@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from services.seater.route_seating import seat_route
 from services.seater.rotation import Rotation
+from services.seater.route_seating import seat_route
 from shared.commands import RouteRequest, RouteSeating, TurnNeeds
 from shared.config_state import ConfigState
 from shared.events import CatalogApplied, ModelFactsSet, ModelLearned
