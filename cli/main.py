@@ -17,6 +17,7 @@ from cli.commands import (
     alerts,
     ask,
     bus,
+    catalog,
     changes,
     collection,
     endpoint,
@@ -123,6 +124,7 @@ app.command("quota")(quota.quota)
 app.command("usage")(usage.usage)
 app.command("sql")(sql.sql)
 app.command("alerts")(alerts.alerts)
+app.command("discover")(catalog.discover)
 assert facts.app is model.app  # `bench model facts|set` live on the model group
 app.add_typer(model.app, name="model")
 app.add_typer(collection.app, name="collection")
@@ -135,6 +137,7 @@ app.add_typer(alerts.app, name="alert")
 app.add_typer(bus.app, name="bus")
 app.add_typer(mcp.app, name="mcp")
 app.add_typer(suite.app, name="suite")
+app.add_typer(catalog.app, name="catalog")
 
 
 def main() -> None:

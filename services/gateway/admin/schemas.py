@@ -7,14 +7,16 @@ refusal is an `ErrorReply`.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from services.gateway.admin.rules import COLLECTION_SHAPES, ROLES
 from shared.alerts import KEY_PREFIXES, KINDS, Alert
+from shared.catalog.discover import DiscoverRow
 from shared.commands import (
+    FeedStatus,
     JudgedClaim,
     KnownLimits,
     QuotaLine,
@@ -645,3 +647,31 @@ class RescoreReplyBody(Ok):
     """T-5: the scores that changed when the latest answers were scored again."""
 
     changed: list[Rescored]
+
+
+# ---------------------------------------------------------------- the catalog (CAT-1..CAT-4)
+
+
+class CatalogStatusReply(Ok):
+    """Each feed: fetched or the shipped snapshot, when, its last error; and the last refresh's time."""
+
+    feeds: list[FeedStatus]
+    refreshed: datetime | None = None
+
+
+class CatalogRefreshBody(Body):
+    force: bool | None = shaped(None, description="refetch feeds younger than 20 hours too (default true)")
+
+
+class CatalogRefreshReplyBody(Ok):
+    feeds: list[FeedStatus]
+    changed: list[str]
+    raised: list[str]
+    cleared: list[str]
+
+
+class DiscoverReply(Ok):
+    """CAT-4: models worth adding, free and new first, with their reach from this bench."""
+
+    rows: list[DiscoverRow]
+    baseline: date | None = None  # the first build: its rows are never new
