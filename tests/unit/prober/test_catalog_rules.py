@@ -10,7 +10,7 @@ from shared.alerts import paid_key
 from shared.catalog.feeds import FeedEntry
 from shared.catalog.merge import Catalog
 from shared.config_state import ConfigState
-from shared.events import AlertCleared, AlertRaised, CatalogApplied
+from shared.events import AlertCleared, AlertRaised, CatalogApplied, ConfigEvent
 from shared.model_facts import Cost
 from tests.unit.gateway.factories import config, endpoint, model
 
@@ -26,13 +26,13 @@ def bench() -> ConfigState:
     return config(endpoint("fake"), model("fast", served=SERVED), model("pics", role="image"))
 
 
-def refreshed(state: ConfigState, cost: Cost) -> list[object]:
+def refreshed(state: ConfigState, cost: Cost) -> list[ConfigEvent]:
     changed = catalog_facts(state, feeds(cost), {})
     alerts = paid_alerts(state, changed)
     if changed:
         state.apply(CatalogApplied(id=f"cfg:{cost}", refreshed=AT, models=changed))
     for event in alerts:
-        state.apply(event.model_copy(update={"id": f"cfg:{event.type}:{cost}"}))  # type: ignore[attr-defined]
+        state.apply(event.model_copy(update={"id": f"cfg:{type(event).__name__}:{cost}"}))
     return alerts
 
 
