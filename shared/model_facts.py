@@ -10,6 +10,7 @@ distinct from False. Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import date
 from typing import Literal, get_args
@@ -20,6 +21,7 @@ FactName = Literal["context_window", "max_output", "tools", "vision", "structure
                    "cost", "knowledge_cutoff"]
 FACT_NAMES: tuple[str, ...] = get_args(FactName)
 CAPABILITIES = ("tools", "vision", "structured_output", "reasoning")
+CUTOFF_RE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$")  # a month or a day
 USER = "you"
 REGISTRATION = "registration"
 

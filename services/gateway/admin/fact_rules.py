@@ -4,16 +4,14 @@ reason."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from services.gateway.admin.model_rules import registered
 from services.gateway.admin.rules import Invalid, Rule, optional_bool, optional_positive, unknown_fields
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent, ModelFactsSet
-from shared.model_facts import CAPABILITIES, FACT_NAMES, ModelFacts
+from shared.model_facts import CAPABILITIES, CUTOFF_RE, FACT_NAMES, ModelFacts
 
-CUTOFF_RE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$")
 COST_MAX = 1_000_000.0
 
 

@@ -29,7 +29,7 @@ from shared.commands import (
     SuiteWrongLine,
     UsageLine,
 )
-from shared.model_facts import FactName
+from shared.model_facts import CUTOFF_RE, FactName
 from shared.scheduled_jobs import JobName, Mode
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]
@@ -254,7 +254,7 @@ class ModelFactsBody(Body):
     structured_output: bool | None = None
     reasoning: bool | None = None
     cost: CostBody | None = shaped(None, description="US dollars per million tokens")
-    knowledge_cutoff: str | None = shaped(None, pattern=r"^\d{4}-\d{2}(-\d{2})?$")
+    knowledge_cutoff: str | None = shaped(None, pattern=CUTOFF_RE.pattern)
     clear: list[FactName] | None = None
 
 
