@@ -62,7 +62,7 @@ BINDINGS = {
     "/api/model": {"alias": "aliases"}, "/api/model-limits": {"alias": "aliases"},
     "/api/model-options": {"alias": "aliases"}, "/api/remove": {"alias": "aliases"},
     "/api/collection": {"members[*]": "aliases"}, "/api/alerts": {"alias": "aliases"},
-    "/api/sql": {"sql": "sql"},
+    "/api/sql": {"sql": "sql"}, "/api/model/facts": {"alias": "aliases", "query.alias": "aliases"},
 }
 
 
@@ -107,7 +107,8 @@ def config(key: str) -> str:
     for path in sorted({*BINDINGS, *STATE_DEPENDENT}):  # one entry per path: the first that matches applies
         entry = [f'[[operations]]\ninclude-path = "{path}"']
         if path in BINDINGS:
-            pairs = ", ".join(f'"body.{field}" = {{ dictionary = "{name}", probability = 0.8 }}'
+            pairs = ", ".join(f'"{field if "." in field else "body." + field}" = '
+                              f'{{ dictionary = "{name}", probability = 0.8 }}'
                               for field, name in BINDINGS[path].items())
             entry.append(f"parameters = {{ {pairs} }}")
         if path in STATE_DEPENDENT:
