@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from services.gateway.admin.changelog import ChangeLog
 from services.gateway.admin.fact_rules import facts_view, set_facts
 from services.gateway.admin.rules import Invalid
 from shared.events import ModelFactsSet
@@ -53,3 +54,13 @@ def test_the_view_lists_every_fact_unknown_as_null() -> None:
     lines = {line["fact"]: line for line in view["facts"]}
     assert lines["tools"] == {"fact": "tools", "value": True, "source": "registration"}
     assert lines["vision"] == {"fact": "vision", "value": None, "source": None}
+
+
+def test_the_change_log_names_each_fact_set_or_cleared_with_its_old_value() -> None:
+    log = ChangeLog()
+    for event in (endpoint(), model("m")):
+        log.apply(event, 0)
+    log.apply(written({"alias": "m", "tools": True, "cost": {"input": 1, "output": 2}}), 3)
+    log.apply(set_facts({"alias": "m", "clear": ["tools"]})(log.state, "cfg:y"), 4)
+    rows = [(c["field"], c["old"], c["new"]) for c in reversed(log.newest(10)) if c["kind"] == "model facts"]
+    assert rows == [("tools", None, True), ("cost", None, {"input": 1.0, "output": 2.0}), ("tools", True, None)]
