@@ -63,4 +63,5 @@ def test_the_change_log_names_each_fact_set_or_cleared_with_its_old_value() -> N
     log.apply(written({"alias": "m", "tools": True, "cost": {"input": 1, "output": 2}}), 3)
     log.apply(set_facts({"alias": "m", "clear": ["tools"]})(log.state, "cfg:y"), 4)
     rows = [(c["field"], c["old"], c["new"]) for c in reversed(log.newest(10)) if c["kind"] == "model facts"]
-    assert rows == [("tools", None, True), ("cost", None, {"input": 1.0, "output": 2.0}), ("tools", True, None)]
+    price = {"input": 1.0, "output": 2.0}
+    assert rows == [("tools", None, True), ("cost", None, price), ("tools", True, None)]
