@@ -22,6 +22,7 @@ from shared.catalog.cache import (
     snapshot,
 )
 from shared.catalog.feeds import FEEDS
+from shared.catalog.merge import Catalog
 from shared.commands import FeedStatus
 
 
@@ -46,6 +47,11 @@ class CatalogStore:
             if entry.value:
                 found[feed] = decode_cache(entry.value)
         return found
+
+    async def catalog(self) -> Catalog:
+        """The merged feeds as the last refresh left them: with `shared.catalog.merge.facts_for`, a new
+        model's facts before it is registered (onboarding's seam)."""
+        return Catalog({feed: cache.entries for feed, cache in (await self.caches()).items()})
 
     async def put(self, cache: FeedCache) -> None:
         await (await self.kv()).put(feed_key(cache.feed), encode(cache))

@@ -20,7 +20,6 @@ from services.gateway.admin.schemas import (
 from services.gateway.routes.admin_base import AdminRoute, context
 from shared import subjects
 from shared.catalog.discover import discover, shown
-from shared.catalog.merge import Catalog
 from shared.catalog_store import CatalogStore, status
 from shared.commands import CatalogRefreshReply, CatalogRefreshRequest
 from shared.ids import utcnow
@@ -60,7 +59,6 @@ async def refresh(body: CatalogRefreshBody, request: Request) -> dict[str, Any]:
 async def discover_list(request: Request, free: bool = False, new: bool = False) -> dict[str, Any]:
     """Models worth adding (CAT-4): free rows and paid rows on providers this bench reaches, free and new
     first, each with its reach (on bench, connected, easy to add, other); `free` and `new` narrow it."""
-    caches, seen = await store(request).caches(), await store(request).seen()
-    catalog = Catalog({feed: cache.entries for feed, cache in caches.items()})
+    catalog, seen = await store(request).catalog(), await store(request).seen()
     rows = discover(catalog, context(request).config, seen, utcnow().date())
     return {"ok": True, "rows": shown(rows, free=free, new=new), "baseline": seen.built if seen else None}

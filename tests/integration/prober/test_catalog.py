@@ -16,6 +16,7 @@ from services.prober.catalog_fetch import FeedLimits
 from shared import bus, subjects
 from shared.alerts import paid_hold, paid_key
 from shared.catalog.feeds import FREELLMAPI, MODELS_DEV, OPENROUTER
+from shared.catalog.merge import facts_for
 from shared.catalog_store import CatalogStore
 from shared.commands import CatalogRefreshReply
 from shared.config_state import ConfigState
@@ -88,6 +89,9 @@ async def test_a_refresh_fills_every_registered_models_facts_from_the_feeds(
         OPENROUTER: ("feed", 4), MODELS_DEV: ("feed", 10), FREELLMAPI: ("feed", 6)}
     again = await refresh.refresh(force=True)
     assert again.changed == []  # nothing new: no event
+    # Onboarding's seam: the same facts for a model not registered yet, from what the refresh cached.
+    cached = await CatalogStore(nc.jetstream()).catalog()
+    assert facts_for(FREE, config.endpoints["openrouter"], cached) == free
 
 
 async def test_a_feed_down_slow_too_large_or_malformed_keeps_the_facts_and_says_why(
