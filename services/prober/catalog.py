@@ -24,7 +24,7 @@ from services.prober.catalog_rules import BY, Listings, catalog_facts, paid_aler
 from services.prober.probes import NOT_PROBED_ROLES
 from services.prober.schedule import Due
 from shared import rpc, subjects
-from shared.catalog.cache import FeedCache
+from shared.catalog.cache import FeedCache, encode
 from shared.catalog.discover import candidates, seen_after
 from shared.catalog.feeds import FEEDS, OPENROUTER
 from shared.catalog.merge import Catalog
@@ -42,13 +42,16 @@ from shared.events import AlertCleared, AlertRaised, CatalogApplied, ConfigEvent
 from shared.ids import utcnow
 
 LIST_TIMEOUT_S = 40.0
+HEADROOM = 4096  # a bucket value rides in a message with headers: keep under the server's max payload
 log = structlog.get_logger("prober.catalog")
 
 
 class CatalogRefresh:
     def __init__(self, nc: NATS, config: ConfigState, writer: ConfigWriter, limits: FeedLimits,
-                 clock: Callable[[], datetime] = utcnow, listings: bool = True) -> None:
+                 clock: Callable[[], datetime] = utcnow, listings: bool = True,
+                 max_value: int | None = None) -> None:
         self.nc, self.config, self.writer, self.limits = nc, config, writer, limits
+        self.max_value = max_value or max(nc.max_payload - HEADROOM, HEADROOM)
         self.store = CatalogStore(nc.jetstream())
         self.clock = clock
         self.ask_listings = listings
@@ -98,7 +101,13 @@ class CatalogRefresh:
         except FeedFailed as failed:
             log.warning("catalog_feed_failed", feed=cache.feed, why=str(failed))
             return cache.model_copy(update={"tried": now, "error": str(failed)})
-        return FeedCache(feed=cache.feed, fetched=now, tried=now, entries=entries)
+        fresh = FeedCache(feed=cache.feed, fetched=now, tried=now, entries=entries)
+        size = len(encode(fresh))
+        if size > self.max_value:
+            why = f"too large to keep: {size:,} bytes compressed, the bus takes {self.max_value:,}"
+            log.warning("catalog_feed_failed", feed=cache.feed, why=why)
+            return cache.model_copy(update={"tried": now, "error": why})
+        return fresh
 
     async def listings(self) -> Listings:
         """CAT-1 (4): each endpoint's own listing, through a caller (the only holder of keys); an endpoint

@@ -22,11 +22,13 @@ class FeedServer:
     def __init__(self) -> None:
         self.replies: dict[str, Reply] = {}
         self.hits: list[str] = []
+        self.headers: list[dict[str, str]] = []  # each request's headers, names lower-cased
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 server.hits.append(self.path)
+                server.headers.append({k.lower(): v for k, v in self.headers.items()})
                 reply = server.replies.get(self.path, Reply(status=404))
                 time.sleep(reply.delay_s)
                 try:

@@ -72,11 +72,13 @@ def errors(reply: CatalogRefreshReply) -> dict[str, str]:
 
 
 async def test_a_refresh_fills_every_registered_models_facts_from_the_feeds(
-    bench: tuple[CatalogRefresh, ConfigState], nc: bus.NATS,
+    bench: tuple[CatalogRefresh, ConfigState], nc: bus.NATS, feeds: FeedServer,
 ) -> None:
     refresh, config = bench
     reply = await refresh.refresh(force=True)
     assert errors(reply) == {OPENROUTER: "", MODELS_DEV: "", FREELLMAPI: ""}
+    assert len(feeds.headers) == 3 and not any({"authorization", "cookie", "x-api-key"} & set(h)
+                                               for h in feeds.headers)  # public feeds: no credential
     assert reply.changed == ["llama-free", "mini", "versatile"]
     free = config.facts_of("llama-free")
     assert free is not None and free.cost is not None and free.cost.free
@@ -166,3 +168,16 @@ async def test_a_young_cache_is_not_fetched_again_but_openrouter_always_is(
     feeds.hits.clear()
     await refresh.refresh(force=False)
     assert sorted(feeds.hits) == sorted(PATHS.values())
+
+
+async def test_a_feed_too_large_for_the_bus_keeps_what_it_had(
+    bench: tuple[CatalogRefresh, ConfigState],
+) -> None:
+    refresh, config = bench
+    await refresh.refresh(force=True)
+    before = config.facts_of("mini")
+    refresh.max_value = 700  # the recorded models.dev takes 773 bytes compressed, the others less
+    reply = await refresh.refresh(force=True)
+    found = {f.feed: f for f in reply.feeds}
+    assert found[MODELS_DEV].error.startswith("too large to keep: ") and found[MODELS_DEV].models == 10
+    assert config.facts_of("mini") == before
