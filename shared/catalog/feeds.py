@@ -15,7 +15,6 @@ OPENROUTER = "openrouter"
 MODELS_DEV = "models.dev"
 FREELLMAPI = "freellmapi"
 FEEDS = (OPENROUTER, MODELS_DEV, FREELLMAPI)
-DESCRIPTION_MAX = 240
 
 
 class Malformed(ValueError):
@@ -37,12 +36,10 @@ class FeedEntry(BaseModel):
     reasoning: bool | None = None
     cost: Cost | None = None
     knowledge_cutoff: str | None = None
-    description: str = ""
     free: bool = False  # listed by FreeLLMAPI, priced 0 by models.dev, or an id ending `:free`
     text_output: bool = True
     deprecated: bool = False
     base: str = ""  # the provider's OpenAI-compatible base URL, when the feed knows it
-    released: str | None = None
 
 
 def positive(value: Any) -> int | None:
@@ -102,7 +99,6 @@ def openrouter(doc: Any) -> list[FeedEntry]:
                 "reasoning": bool({"reasoning", "include_reasoning"} & params)
                 if params is not None else None,
                 "knowledge_cutoff": text(m.get("knowledge_cutoff"), 10) or None,
-                "description": text(m.get("description"), DESCRIPTION_MAX),
                 "free": m["id"].endswith(":free"),
                 "text_output": "text" in outputs if isinstance(outputs, list) else True,
             }
@@ -132,8 +128,7 @@ def models_dev(doc: Any) -> list[FeedEntry]:
             if not isinstance(provider, dict) or not isinstance(provider.get("models"), dict):
                 continue
             pid = text(provider.get("id")) or str(key)
-            npm = text(provider.get("npm"))
-            base = text(provider.get("api"), 300) if "openai-compatible" in npm or provider.get("api") else ""
+            base = text(provider.get("api"), 300)
             for mid, m in provider["models"].items():
                 if not isinstance(m, dict):
                     continue
@@ -153,7 +148,6 @@ def models_dev(doc: Any) -> list[FeedEntry]:
                     "free": (cost is not None and cost.free) or model_id.endswith(":free"),
                     "text_output": "text" in outputs if isinstance(outputs, list) else True,
                     "deprecated": m.get("status") == "deprecated", "base": base,
-                    "released": text(m.get("release_date"), 10) or None,
                 }
 
     return _entries(each())
