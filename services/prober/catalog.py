@@ -25,7 +25,7 @@ from services.prober.probes import NOT_PROBED_ROLES
 from services.prober.schedule import Due
 from shared import rpc, subjects
 from shared.catalog.cache import FeedCache, encode
-from shared.catalog.discover import candidates, seen_after
+from shared.catalog.discover import seen_after
 from shared.catalog.feeds import FEEDS, OPENROUTER
 from shared.catalog.merge import Catalog
 from shared.catalog_store import CatalogStore, status
@@ -88,7 +88,9 @@ class CatalogRefresh:
                 await self.write(CatalogApplied(id="", by=BY, refreshed=now, models=changed))
             for event in alerts:
                 await self.write(event)
-            await self.store.put_seen(seen_after(await self.store.seen(), candidates(catalog), now.date()))
+            fetched = {feed: Catalog({feed: c.entries}) for feed, c in caches.items() if c.source == "feed"}
+            if fetched:
+                await self.store.put_seen(seen_after(await self.store.seen(), fetched, now.date()))
             return CatalogRefreshReply(
                 feeds=status(caches, now), changed=sorted(changed),
                 raised=[e.key for e in alerts if isinstance(e, AlertRaised)],

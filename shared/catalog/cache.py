@@ -43,11 +43,12 @@ class FeedCache(BaseModel):
 
 
 class Seen(BaseModel):
-    """CAT-4: when each Discover row (`<provider>/<normalised model>`) was first seen; rows of the first
-    build are its baseline (`""`), never new."""
+    """CAT-4: when each Discover row (`<provider>/<normalised model>`) was first seen. The rows a feed gave at
+    its first good fetch are its baseline (`""`), never new; `feeds` are the feeds whose baseline is taken."""
 
     model_config = ConfigDict(extra="forbid")
     built: date
+    feeds: list[str] = Field(default_factory=list)
     first: dict[str, str] = Field(default_factory=dict)
 
 

@@ -10,7 +10,7 @@ is known), `other`. `new`: first seen within 7 days; the first build is a baseli
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Literal
 
@@ -62,14 +62,18 @@ def candidates(catalog: Catalog) -> dict[str, list[tuple[str, FeedEntry]]]:
     return rows
 
 
-def seen_after(seen: Seen | None, keys: Iterable[str], today: date) -> Seen:
-    """CAT-4: the first build is the baseline (`""`); a key first met later is dated today."""
-    if seen is None:
-        return Seen(built=today, first=dict.fromkeys(keys, ""))
-    first = dict(seen.first)
-    for key in keys:
-        first.setdefault(key, today.isoformat())
-    return Seen(built=seen.built, first=first)
+def seen_after(seen: Seen | None, fetched: Mapping[str, Catalog], today: date) -> Seen:
+    """CAT-4, after a refresh: `fetched` holds the feeds fetched from the feed itself (never the shipped
+    snapshot). A feed's first good fetch is its baseline (`""`); a row first met later is dated today."""
+    seen = seen or Seen(built=today)
+    first, feeds = dict(seen.first), list(seen.feeds)
+    for feed, catalog in fetched.items():
+        when = today.isoformat() if feed in feeds else ""
+        for key in candidates(catalog):
+            first.setdefault(key, when)
+        if feed not in feeds:
+            feeds.append(feed)
+    return Seen(built=seen.built, feeds=feeds, first=first)
 
 
 def first_seen(seen: Seen | None, key: str) -> date | None:

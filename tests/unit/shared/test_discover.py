@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from shared.catalog.discover import DiscoverRow, candidates, discover, seen_after, shown
+from shared.catalog.discover import DiscoverRow, discover, seen_after, shown
 from shared.catalog.feeds import FREELLMAPI, MODELS_DEV, OPENROUTER, PARSERS
 from shared.catalog.merge import Catalog
 from shared.config_state import ConfigState
@@ -28,10 +28,11 @@ def bench() -> ConfigState:
 
 
 def rows(builds: list[tuple[date, Catalog]], today: date) -> dict[str, DiscoverRow]:
-    """The list on `today` after a refresh on each day given, with that day's feeds."""
+    """The list on `today` after a refresh on each day given, with that day's feeds (all fetched)."""
     seen = None
     for day, feeds in builds:
-        seen = seen_after(seen, candidates(feeds), day)
+        fetched = {feed: Catalog({feed: entries}) for feed, entries in feeds.feeds.items()}
+        seen = seen_after(seen, fetched, day)
     return {f"{r.provider}/{r.model}": r for r in discover(builds[-1][1], bench(), seen, today)}
 
 
@@ -75,3 +76,18 @@ def test_free_first_then_new_then_reach_and_the_shown_filters() -> None:
     assert "qwen3-coder" not in {r.model for r in listed}  # paid, on a provider this bench does not reach
     assert all(r.free for r in shown(ordered, free=True))
     assert shown(ordered, new=True) == []
+
+
+def test_a99_a_feed_first_reached_late_is_a_baseline_too() -> None:
+    """Days on the snapshot, then models.dev reached: its rows are not all new; FreeLLMAPI reached two days
+    later neither; a row FreeLLMAPI adds after that is."""
+    feeds = recorded().feeds
+    seen = seen_after(None, {}, DAY)  # every feed down: nothing seen
+    seen = seen_after(seen, {MODELS_DEV: Catalog({MODELS_DEV: feeds[MODELS_DEV]})}, DAY)
+    later = DAY + timedelta(days=2)
+    seen = seen_after(seen, {FREELLMAPI: Catalog({FREELLMAPI: feeds[FREELLMAPI]})}, later)
+    assert not any(r.new for r in discover(recorded(), bench(), seen, later))
+    grown = [*feeds[FREELLMAPI], feeds[FREELLMAPI][0].model_copy(update={"id": "llama-5-preview"})]
+    seen = seen_after(seen, {FREELLMAPI: Catalog({FREELLMAPI: grown})}, later)
+    catalog = Catalog({**feeds, FREELLMAPI: grown})
+    assert [r.model for r in discover(catalog, bench(), seen, later) if r.new] == ["llama-5-preview"]
