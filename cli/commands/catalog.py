@@ -46,7 +46,7 @@ def catalog_status(ctx: typer.Context) -> None:
 
     def human(data: dict[str, Any]) -> None:
         feeds_table(data)
-        say(f"last refresh: {data.get('refreshed') or 'never'}")
+        say(f"facts last changed by a refresh: {data.get('refreshed') or 'never'}")
 
     s.emit(reply, human)
 

@@ -653,7 +653,8 @@ class RescoreReplyBody(Ok):
 
 
 class CatalogStatusReply(Ok):
-    """Each feed: fetched or the shipped snapshot, when, its last error; and the last refresh's time."""
+    """Each feed: fetched or the shipped snapshot, when, its last error; and when a refresh last changed a
+    model's facts."""
 
     feeds: list[FeedStatus]
     refreshed: datetime | None = None
