@@ -46,7 +46,8 @@ def test_set_refuses_half_a_price_an_unknown_fact_or_nothing(bench: Bench, serve
 def test_catalog_status_and_refresh(bench: Bench, server: FakeServer) -> None:
     server.answer("GET", "/api/catalog", body={"ok": True, "feeds": [FEED], "refreshed": None})
     status = bench("catalog", "status", env=WIDE)
-    assert status.exit_code == 0 and "2.0 h" in status.stdout and "last changed by a refresh: never" in status.stderr
+    assert status.exit_code == 0 and "2.0 h" in status.stdout
+    assert "last changed by a refresh: never" in status.stderr
     failed = {**FEED, "error": "answered HTTP 503"}
     server.answer("POST", "/api/catalog/refresh", body={"ok": True, "feeds": [failed], "changed": ["fast"],
                                                         "raised": ["model:paid:vendor/fast"], "cleared": []})
