@@ -17,9 +17,11 @@ from cli.commands import (
     alerts,
     ask,
     bus,
+    catalog,
     changes,
     collection,
     endpoint,
+    facts,
     keys,
     ledger,
     limits,
@@ -122,6 +124,8 @@ app.command("quota")(quota.quota)
 app.command("usage")(usage.usage)
 app.command("sql")(sql.sql)
 app.command("alerts")(alerts.alerts)
+app.command("discover")(catalog.discover)
+assert facts.app is model.app  # `bench model facts|set` live on the model group
 app.add_typer(model.app, name="model")
 app.add_typer(collection.app, name="collection")
 app.add_typer(endpoint.app, name="endpoint")
@@ -133,6 +137,7 @@ app.add_typer(alerts.app, name="alert")
 app.add_typer(bus.app, name="bus")
 app.add_typer(mcp.app, name="mcp")
 app.add_typer(suite.app, name="suite")
+app.add_typer(catalog.app, name="catalog")
 
 
 def main() -> None:

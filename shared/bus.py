@@ -193,6 +193,8 @@ async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True)
                               replicas=replicas),
         # HL-7: one record per scheduled job, claimed with compare-and-set by one prober replica.
         js_api.KeyValueConfig(bucket=subjects.JOBS_BUCKET, history=1, replicas=replicas),
+        # CAT-2: the feeds' cached entries (compressed) and Discover's first-seen dates, one key each.
+        js_api.KeyValueConfig(bucket=subjects.CATALOG_BUCKET, history=1, replicas=replicas),
     ]
     for bucket in buckets:
         problems.append(await ensure_bucket(js, bucket))

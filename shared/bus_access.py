@@ -30,7 +30,7 @@ STREAMS = (subjects.EVENTS_STREAM, subjects.CALLS_STREAM)
 BUCKETS = (
     subjects.IDS_BUCKET, subjects.LIMITS_BUCKET, subjects.CONVERSATIONS_BUCKET, subjects.KEY_RATES_BUCKET,
     subjects.REMINDERS_BUCKET,
-    subjects.JOBS_BUCKET,
+    subjects.JOBS_BUCKET, subjects.CATALOG_BUCKET,
 )
 STREAM_OWNER = "ledger"
 
@@ -114,16 +114,16 @@ LEDGER_RPC = f"{subjects.RPC_LEDGER_VERDICT.rsplit('.', 1)[0]}.*"
 GRANTS: dict[str, Grant] = {
     # Speaks every API format and MCP: writes config (behind the admin guard), queues seat calls, records
     # panels, route turns and a seat's completion no caller made; asks the seater, the ledger and the callers;
-    # remembers which seats each agent session was reminded of.
+    # remembers which seats each agent session was reminded of; reads the catalog's feeds (status, Discover).
     "gateway": service_base("gateway") + reads_stream(EVENTS) + uses_bucket(subjects.IDS_BUCKET)
     + uses_bucket(subjects.CONVERSATIONS_BUCKET) + uses_bucket(subjects.KEY_RATES_BUCKET)
-    + uses_bucket(subjects.REMINDERS_BUCKET) + Grant(
+    + uses_bucket(subjects.REMINDERS_BUCKET) + reads_stream(kv_stream(subjects.CATALOG_BUCKET)) + Grant(
         publish=(
             subjects.CONFIG, f"{subjects.PANEL_PREFIX}.>", f"{subjects.SEAT_PREFIX}.>",
             f"{subjects.ROUTE_PREFIX}.>", subjects.CALLS_ALL,
             subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, subjects.RPC_SEATER_RANK, LEDGER_RPC,
             subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS, subjects.RPC_PROBER_SUITE,
-            subjects.RPC_PROBER_RESCORE,
+            subjects.RPC_PROBER_RESCORE, subjects.RPC_PROBER_CATALOG,
         ),
         subscribe=(f"{subjects.SEAT_PREFIX}.>", RELAY_FRAMES),
     ),
@@ -144,14 +144,16 @@ GRANTS: dict[str, Grant] = {
     ),
     # Between requests (HL-1..HL-7, T-6): claims due jobs in `bench_jobs`, queues probe and suite calls for
     # the callers and hears their completions, asks callers for endpoint listings (HL-4) and the ledger for
-    # evidence, records job runs and suite scores, and writes the alerts and retirements its checks decide.
+    # evidence, records job runs and suite scores, and writes the alerts and retirements its checks decide;
+    # refreshes the catalog (CAT-1: feeds cached in `bench_catalog`, facts and `went paid` as config events).
     "prober": service_base("prober") + reads_stream(EVENTS) + uses_bucket(subjects.JOBS_BUCKET)
-    + uses_bucket(subjects.IDS_BUCKET) + Grant(
+    + uses_bucket(subjects.IDS_BUCKET) + uses_bucket(subjects.CATALOG_BUCKET) + Grant(
         publish=(
             subjects.CONFIG, f"{subjects.JOB_PREFIX}.>", subjects.CALLS_ALL, subjects.RPC_CALLER_MODELS,
             LEDGER_RPC, f"{subjects.SUITE_PREFIX}.>",
         ),
-        subscribe=(f"{subjects.SEAT_PREFIX}.>", subjects.RPC_PROBER_SUITE, subjects.RPC_PROBER_RESCORE),
+        subscribe=(f"{subjects.SEAT_PREFIX}.>", subjects.RPC_PROBER_SUITE, subjects.RPC_PROBER_RESCORE,
+                   subjects.RPC_PROBER_CATALOG),
     ),
     # Folds every event into DuckDB, answers the ledger's questions, records verdicts; owns the streams.
     "ledger": service_base("ledger") + reads_stream(EVENTS) + Grant(

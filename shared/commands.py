@@ -659,3 +659,32 @@ class Rescored(BaseModel):
 
 class RescoreReply(BaseModel):
     changed: list[Rescored] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- the catalog (CAT-1..CAT-4)
+
+
+class FeedStatus(BaseModel):
+    """One feed as the catalog holds it: from the feed or the shipped snapshot, its age and last error."""
+
+    feed: str
+    source: str
+    fetched: datetime | None = None
+    age_s: float | None = None
+    tried: datetime | None = None
+    error: str = ""
+    models: int = 0
+
+
+class CatalogRefreshRequest(BaseModel):
+    """A refresh now (`bench catalog refresh`); `force` refetches feeds younger than CAT-2's 20 hours."""
+
+    model_config = ConfigDict(extra="forbid")
+    force: bool = True
+
+
+class CatalogRefreshReply(BaseModel):
+    feeds: list[FeedStatus] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)  # aliases whose catalog facts changed
+    raised: list[str] = Field(default_factory=list)  # `went paid` keys raised
+    cleared: list[str] = Field(default_factory=list)  # `went paid` keys cleared

@@ -15,6 +15,7 @@ from shared.alerts import Alert, served_of
 from shared.events import (
     AlertCleared,
     AlertRaised,
+    CatalogApplied,
     CollectionRemoved,
     CollectionSaved,
     ConnectionsSaved,
@@ -25,6 +26,7 @@ from shared.events import (
     GatewayKeyRevoked,
     GatewaySettingsSaved,
     LimitsSaved,
+    ModelFactsSet,
     ModelLearned,
     ModelRegistered,
     ModelRestored,
@@ -32,6 +34,7 @@ from shared.events import (
     ModelUpdated,
     SchedulerSaved,
 )
+from shared.model_facts import REGISTRATION, FactLayers, ModelFacts, stamped, with_user
 
 DEFAULT_MAX_CALLS = 5
 DEFAULT_MAX_EXPLORERS = 2
@@ -69,6 +72,10 @@ class ConfigState:
     learned: dict[str, set[str]] = field(default_factory=dict)
     # HL-7: the scheduler's settings as last saved; None until someone sets them (the environment decides).
     scheduler: SchedulerSaved | None = None
+    # C-15: each model's facts, layer by layer (kept while retired); `models` holds the effective window,
+    # output limit, tools and vision, so every rule that reads a registration reads the effective facts.
+    facts: dict[str, FactLayers] = field(default_factory=dict)
+    catalog_refreshed: datetime | None = None
     seq: int = 0  # last stream sequence of a config event folded
 
     def apply(self, event: EventBase, seq: int = 0) -> None:
@@ -98,7 +105,45 @@ class ConfigState:
 
     def _register_model(self, event: ModelRegistered) -> None:
         self.retired.pop(event.alias, None)
+        typed = {"context_window": event.context_window, "max_output": event.max_output,
+                 "vision": event.vision, "tools": event.tools}
+        self.facts[event.alias] = FactLayers(catalog=event.facts or ModelFacts(),
+                                             registration=stamped(typed, REGISTRATION))
         self.models[event.alias] = event
+        self._refresh_facts(event.alias)
+
+    def _set_facts(self, event: ModelFactsSet) -> None:
+        layers = self.facts.get(event.alias)
+        if layers is None or event.alias not in self.models:
+            return
+        layers.user = with_user(layers.user, event.facts, list(event.clear))
+        self._refresh_facts(event.alias)
+
+    def _apply_catalog(self, event: CatalogApplied) -> None:
+        self.catalog_refreshed = event.refreshed
+        for alias, facts in event.models.items():
+            layers = self.facts.get(alias)
+            if layers is not None:
+                layers.catalog = facts
+                self._refresh_facts(alias)
+
+    def learn_window(self, alias: str, window: int, at: datetime) -> None:
+        """L-3/CAT-1: a context window a provider's error stated (`limit_learned`, axis `context`); it only
+        ever lowers the model's window. Fed by the processes that fold `bench.ev.limit.>`."""
+        layers = self.facts.get(alias)
+        if layers is not None and layers.learn_window(window, at.date()):
+            self._refresh_facts(alias)
+
+    def _refresh_facts(self, alias: str) -> None:
+        """Put the effective facts the rules read (window, output limit, tools, vision) on the model."""
+        model, layers = self.models.get(alias), self.facts.get(alias)
+        if model is None or layers is None:
+            return
+        now = layers.effective()
+        self.models[alias] = model.model_copy(update={
+            "context_window": now.context_window, "max_output": now.max_output, "vision": now.vision,
+            "tools": now.tools,
+        })
 
     def _create_key(self, event: GatewayKeyCreated) -> None:
         self._revoke(event)
@@ -126,8 +171,9 @@ class ConfigState:
             return
         found = {name for name in ("tools", "reasoning") if getattr(event, name)}
         self.learned.setdefault(event.alias, set()).update(found)
-        if event.tools:
-            self.models[event.alias] = model.model_copy(update={"tools": True})
+        layers = self.facts.setdefault(event.alias, FactLayers())
+        layers.probed.update(dict.fromkeys(found, event.source or "probe"))
+        self._refresh_facts(event.alias)
 
     def _clear_alert(self, event: AlertCleared) -> None:
         self.alerts.pop(event.key, None)
@@ -196,6 +242,8 @@ class ConfigState:
                 )
         if old in self.learned:
             self.learned[new] = self.learned.pop(old)
+        if old in self.facts:
+            self.facts[new] = self.facts.pop(old)
         if old in self.model_limits:
             self.model_limits[new] = self.model_limits.pop(old).model_copy(update={"name": new})
         self.allow_paid = [new if a == old else a for a in self.allow_paid]
@@ -214,6 +262,7 @@ class ConfigState:
         if record is None:
             return
         self.models[alias] = record.model
+        self._refresh_facts(alias)
         for name, places in record.collections.items():
             col = self.collections.get(name)
             if col is None:
@@ -257,6 +306,15 @@ class ConfigState:
         """C-5: what an alias is called now (renames followed); itself if never renamed."""
         return self.renamed.get(alias, alias)
 
+    def facts_of(self, alias: str) -> ModelFacts | None:
+        """C-15: the model's effective facts, each with its source; None for an alias never registered."""
+        layers = self.facts.get(alias)
+        return layers.effective() if layers is not None else None
+
+    def fact_source(self, alias: str, name: str) -> str:
+        facts = self.facts_of(alias)
+        return facts.sources.get(name, "nobody") if facts is not None else "nobody"
+
     def connection_of(self, alias: str) -> str:
         """C-6: what shares a rate limit; for now the endpoint a model is registered on."""
         model = self.models.get(alias)
@@ -292,6 +350,8 @@ APPLY: dict[type[EventBase], Callable[[ConfigState, Any], None]] = {
     AlertCleared: ConfigState._clear_alert,
     SchedulerSaved: ConfigState._save_scheduler,
     ModelLearned: ConfigState._learn,
+    ModelFactsSet: ConfigState._set_facts,
+    CatalogApplied: ConfigState._apply_catalog,
 }
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, TypeAdapter
 from shared import subjects
 from shared.alerts import AlertKind
 from shared.ids import utcnow
+from shared.model_facts import FactName, ModelFacts
 from shared.scheduled_jobs import JobName, Mode
 
 
@@ -73,6 +74,9 @@ class ModelRegistered(ConfigEvent):
     tools: bool | None = None
     # H-D3 /api/model-options: the model's own call option (P-10); None sends no max_tokens of ours.
     max_tokens: PositiveInt | None = None
+    # C-15: facts a catalog gave when it was registered (onboarding's `facts_for`), each with its feed; they
+    # are the model's catalog layer until a refresh replaces it. The four fields above are its registration.
+    facts: ModelFacts | None = None
 
 
 class ModelOptions(BaseModel):
@@ -181,6 +185,25 @@ class ModelLearned(ConfigEvent):
     tools: Literal[True] | None = None
     reasoning: Literal[True] | None = None
     source: str = ""  # e.g. `probe 2026-01-04`
+
+
+class ModelFactsSet(ConfigEvent):
+    """C-15: the user's own facts for a model (`bench model set`): the fields in `clear` stop being the
+    user's (the catalog's, learned or registered values show through again), then `facts` win per field."""
+
+    type: Literal["model_facts_set"] = "model_facts_set"
+    alias: str
+    facts: ModelFacts = Field(default_factory=ModelFacts)
+    clear: list[FactName] = Field(default_factory=list)
+
+
+class CatalogApplied(ConfigEvent):
+    """CAT-1: a catalog refresh's facts for registered models, by alias, each fact with the feed it came
+    from. Replaces those models' catalog layer; published only for models whose catalog facts changed."""
+
+    type: Literal["catalog_applied"] = "catalog_applied"
+    refreshed: datetime
+    models: dict[str, ModelFacts] = Field(default_factory=dict)
 
 
 class AlertRaised(ConfigEvent):
@@ -502,6 +525,8 @@ Event = Annotated[
     | ModelUpdated
     | ModelRestored
     | ModelLearned
+    | ModelFactsSet
+    | CatalogApplied
     | GatewayKeyCreated
     | GatewayKeyRevoked
     | CollectionSaved
@@ -539,6 +564,8 @@ ConfigEvents = (
     ModelUpdated,
     ModelRestored,
     ModelLearned,
+    ModelFactsSet,
+    CatalogApplied,
     GatewayKeyCreated,
     GatewayKeyRevoked,
     ConnectionsSaved,

@@ -152,3 +152,10 @@ class ProberSettings(BusSettings):
     # HL-7: a job's claim in `bench_jobs` lapses this long after its holder's last renewal (renewed every
     # quarter of it), and a lapsed claim is taken over by another replica.
     job_lease_s: float = 120.0
+    # CAT-2: where the catalog's public feeds are read (no key is ever sent), the most bytes one may be and
+    # how long one fetch may take; a feed past either keeps its previous entries and records the error.
+    catalog_openrouter_url: str = "https://openrouter.ai/api/v1/models"
+    catalog_models_dev_url: str = "https://models.dev/api.json"
+    catalog_freellmapi_url: str = "https://api.freellmapi.co/v1/latest"
+    catalog_max_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+    catalog_timeout_s: float = Field(default=60.0, gt=0)

@@ -48,6 +48,9 @@ RPC_PROBER_SUITE = "bench.rpc.prober.suite"
 # T-5: every latest suite answer scored again with today's tasks and scorer.
 RPC_PROBER_RESCORE = "bench.rpc.prober.rescore"
 
+# CAT-1..CAT-4: a catalog refresh now (`bench catalog refresh`), run by a prober like its daily job.
+RPC_PROBER_CATALOG = "bench.rpc.prober.catalog"
+
 # Every service answers a ping here (`bench up` waits on it while the stack starts).
 HEALTH_PREFIX = "bench.rpc.health"
 
@@ -73,6 +76,9 @@ REMINDERS_BUCKET = "bench_reminders"
 # HL-7: one record per scheduled job (its last claimed due time, who holds it, until when), claimed with
 # compare-and-set so a due job runs on exactly one prober replica.
 JOBS_BUCKET = "bench_jobs"
+# CAT-2/CAT-4: each catalog feed's cached entries with their age and last error, and Discover's first-seen
+# dates; written by the prober's refresh, read by the gateway (catalog status, Discover). No secret in it.
+CATALOG_BUCKET = "bench_catalog"
 # HL-7: a scheduled job's run (or, in log-only mode, its would-run), as the ledger keeps it.
 JOB_PREFIX = "bench.ev.job"
 # HL-4: the deprecations job's served check (each endpoint's listing against what is registered on it).

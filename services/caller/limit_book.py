@@ -28,6 +28,8 @@ class LimitBook:
 
     def fold(self, event: EventBase, seq: int = 0) -> None:
         if isinstance(event, LimitLearned):
+            if event.axis == "context":
+                self.config.learn_window(event.alias, event.limit, event.at)
             known = self.learned.get((event.alias, event.axis))
             if known is None or event.limit < known.limit:
                 self.learned[(event.alias, event.axis)] = Learned(event.limit, event.at)

@@ -19,6 +19,8 @@ ABSENT = {
     subjects.RPC_CALLER_MODELS: ("no caller is running to list the endpoint's models; start the stack "
                                  "(nothing was saved)"),
     subjects.RPC_PROBER_SUITE: "no prober is running, so no suite pass can run; start the stack",
+    subjects.RPC_PROBER_CATALOG: ("no prober is running, so the catalog cannot be refreshed; start the stack "
+                                  "(the facts stay as they are)"),
 }
 LATE = {
     subjects.RPC_CALLER_MODELS: "no caller listed the endpoint's models within {s:g}s (nothing was saved)",

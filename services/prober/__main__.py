@@ -1,7 +1,7 @@
-"""`python -m services.prober`: the scheduler and its jobs, and suite passes on request
-(`bench.rpc.prober.suite`). Run as many replicas as you like: each due job is claimed by one of them
-(`bench_jobs`). Its settings are the last `scheduler_saved` config event, else `BENCH_SCHEDULER` (default
-off)."""
+"""`python -m services.prober`: the scheduler and its jobs, and suite passes and catalog refreshes on
+request (`bench.rpc.prober.suite`, `bench.rpc.prober.catalog`). Run as many replicas as you like: each due
+job is claimed by one of them (`bench_jobs`). Its settings are the last `scheduler_saved` config event, else
+`BENCH_SCHEDULER` (default off)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable
 from nats.aio.client import Client as NATS
 
 from services.prober.asking import ProbeAsker
+from services.prober.catalog import CatalogRefresh
+from services.prober.catalog_fetch import FeedLimits
 from services.prober.deprecations import Deprecations
 from services.prober.job_lease import BucketRecords, JobLease
 from services.prober.jobs import JobRunner
@@ -50,7 +52,10 @@ async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, insta
     for started in (projection, scores):
         await started.start()
     asker = ProbeAsker(nc)
-    deprecations = Deprecations(nc, config, ConfigWriter(js, projection, config), asker)
+    writer = ConfigWriter(js, projection, config)
+    deprecations = Deprecations(nc, config, writer, asker)
+    catalog = CatalogRefresh(nc, config, writer, FeedLimits.of(settings))
+    catalog_sub = await catalog.serve(nc)
     suite = SuiteJob(SuitePass(nc, config, by=instance), config, history, settings.home)
     suite_subs = await SuiteRpc(suite).serve(nc)
 
@@ -61,7 +66,7 @@ async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, insta
         return await scheduled_pass(suite, job)
 
     lease = JobLease(BucketRecords(js), instance, settings.job_lease_s)
-    runner = JobRunner(config, asker, deprecations, deprecations.write, suite_pass)
+    runner = JobRunner(config, asker, deprecations, deprecations.write, suite_pass, catalog=catalog.job)
     scheduler = Scheduler(settings_of(config, fallback), lease, runner, record)
     task = asyncio.create_task(scheduler.run(), name="scheduler")
 
@@ -75,7 +80,7 @@ async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, insta
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        for sub in suite_subs:
+        for sub in (*suite_subs, catalog_sub):
             await sub.unsubscribe()
         for started in (scores, projection):
             await started.stop()

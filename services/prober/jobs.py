@@ -1,6 +1,6 @@
-"""What each scheduled job does when it runs (HL-2, HL-3, HL-4, HL-5, T-6): the scheduler's `Runner`.
+"""What each scheduled job does when it runs (HL-2, HL-3, HL-4, HL-5, T-6, CAT-1): the scheduler's `Runner`.
 
-Jobs whose work is not built (the catalog refresh) say so in their run's record instead of pretending.
+A job whose work was not handed in says so in its run's record (`not built`) instead of pretending.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ def summary(answers: list[SeatCompleted], asked: int) -> str:
 class JobRunner:
     def __init__(self, config: ConfigState, asker: ProbeAsker, deprecations: Check | None = None,
                  learn: Learn | None = None, suite: SuitePass | None = None,
-                 capability_gap_s: float = CAPABILITY_GAP_S) -> None:
+                 capability_gap_s: float = CAPABILITY_GAP_S, catalog: Check | None = None) -> None:
         self.config, self.asker, self.deprecations, self.learn = config, asker, deprecations, learn
-        self.suite = suite
+        self.suite, self.catalog = suite, catalog
         self.capability_gap_s = capability_gap_s
 
     async def run(self, due: Due, late: bool) -> tuple[str, str]:
@@ -54,6 +54,8 @@ class JobRunner:
             return await self.capabilities(due)
         if due.job in SUITE_JOBS and self.suite is not None:
             return await self.suite(due.job)
+        if due.job == JobName.CATALOG and self.catalog is not None:
+            return await self.catalog(due)
         return "not built", f"{due.job} is not built yet"
 
     async def probe(self, due: Due, kinds: tuple[tuple[ProbeKind, int], ...]) -> tuple[str, str]:

@@ -118,7 +118,7 @@ def blind_why(model: ModelRegistered, config: ConfigState) -> str | None:
     if model.vision is None:
         return "not known to read images: tick Vision / OCR in its model popup if it does"
     if model.vision is False:
-        return "does not take images"
+        return f"does not take images (says {config.fact_source(model.alias, 'vision')})"
     return None
 
 

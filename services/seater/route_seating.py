@@ -95,7 +95,9 @@ def _why_not(alias: str, model: ModelRegistered | None, needs: TurnNeeds, config
         return (f"reached through the {endpoint.api} API; route mode passes requests on to chat completions "
                 "only")
     if needs.tools and model.tools is not True:
-        return TOOLS_UNKNOWN if model.tools is None else NO_TOOLS
+        if model.tools is None:
+            return TOOLS_UNKNOWN
+        return f"{NO_TOOLS} (says {config.fact_source(alias, 'tools')})"
     if needs.images:
         return blind_why(model, config)
     return None

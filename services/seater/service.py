@@ -25,7 +25,7 @@ from services.seater.slot_lease import SlotLease
 from shared import bus, rpc, subjects
 from shared.commands import Plan, PlanRefusal, PlanRequest
 from shared.config_state import ConfigState
-from shared.events import ConfigEvents, Event, PanelSeated, SeatPlan, encode_event
+from shared.events import ConfigEvents, Event, LimitLearned, PanelSeated, SeatPlan, encode_event
 from shared.ids import utcnow
 
 log = structlog.get_logger("seater")
@@ -75,6 +75,8 @@ class Seater:
         if isinstance(event, ConfigEvents):
             self.config.apply(event, seq)
         else:
+            if isinstance(event, LimitLearned) and event.axis == "context":
+                self.config.learn_window(event.alias, event.limit, event.at)
             self.rotation.apply(event, seq)
 
     async def start(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from cli.stack import Stack
 from shared import bus, subjects
 from shared.bus_access import ADMIN, BUCKETS
 from shared.natsserver import free_port
+from tests.fakes.feeds import FeedServer
 from tests.fakes.provider import FakeProvider
 
 KEEPALIVE_S = 0.5
@@ -87,15 +89,33 @@ def provider() -> Iterator[FakeProvider]:
         fake.stop()
 
 
+CATALOG_PATHS = {"openrouter": "/api/v1/models", "models_dev": "/api.json", "freellmapi": "/v1/latest"}
+
+
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) -> Iterator[Stack]:
+def catalog_feeds() -> Iterator[FeedServer]:
+    """The catalog's public feeds, served locally (every path 404 until a test says what it serves)."""
+    server = FeedServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider,
+          catalog_feeds: FeedServer) -> Iterator[Stack]:
     """One stack for every e2e module (start-ups are the slow part); each test uses its own collections.
-    Keep-alives every 0.5 s, so a stream's silence is seen within a test's patience."""
+    Keep-alives every 0.5 s, so a stream's silence is seen within a test's patience. The prober reads the
+    catalog's feeds from `catalog_feeds`, never from the internet."""
     home = tmp_path_factory.mktemp("stack")
+    feeds = {f"BENCH_CATALOG_{name.upper()}_URL": catalog_feeds.url(path)
+             for name, path in CATALOG_PATHS.items()}
     stack = Stack(
         home=home,
         port=free_port(),
-        extra_env={"BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key", "BENCH_KEEPALIVE_S": str(KEEPALIVE_S)},
+        extra_env={"BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key", "BENCH_KEEPALIVE_S": str(KEEPALIVE_S),
+                   "BENCH_CATALOG_TIMEOUT_S": "5", **feeds},
     )
     with running(stack):
         Admin(stack.url).endpoint("fake", provider.base_url)
@@ -126,7 +146,10 @@ async def everything_on_the_bus(stack: Stack) -> str:
                 keys = []
             for key in keys:
                 entry = await kv.get(key)
-                texts.append(key + (entry.value or b"").decode(errors="replace"))
+                value = entry.value or b""
+                if name == subjects.CATALOG_BUCKET:
+                    value = zlib.decompress(value)  # the catalog's feed caches are stored compressed
+                texts.append(key + value.decode(errors="replace"))
         return "\n".join(texts)
     finally:
         await nc.close()

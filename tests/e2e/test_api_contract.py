@@ -43,10 +43,15 @@ STATE_DEPENDENT = {
     "/api/collection": "members, merger and shadows must be models on the bench; a new collection needs one",
     "/api/gateway-key": "the name must be free and the collections it is scoped to must exist",
     "/api/model": "a new alias must be free (and the role one the model can take)",
+    "/api/model/facts": "a write sets or clears at least one fact, and never one fact both ways",
     "/api/models": "the endpoint must exist and the alias be free",
     "/api/sql": "the text must be one read-only SELECT over the ledger's tables",
     "/api/suite/run": "a pass needs a model on the bench that is left to test, and the task it names",
 }
+
+# The catalog refresh reads its feeds from a closed local port: never from the internet, and quickly refused.
+NO_FEEDS = {f"BENCH_CATALOG_{feed}_URL": "http://127.0.0.1:9/" for feed in ("OPENROUTER", "MODELS_DEV",
+                                                                            "FREELLMAPI")}
 
 # What exists on the stack, for the fuzzer to name most of the time (names it makes up rarely exist).
 DICTIONARIES = {"endpoints": ["fake"], "aliases": ["contract-a", "contract-b"], "sql": ["SELECT 1"]}
@@ -57,7 +62,7 @@ BINDINGS = {
     "/api/model": {"alias": "aliases"}, "/api/model-limits": {"alias": "aliases"},
     "/api/model-options": {"alias": "aliases"}, "/api/remove": {"alias": "aliases"},
     "/api/collection": {"members[*]": "aliases"}, "/api/alerts": {"alias": "aliases"},
-    "/api/sql": {"sql": "sql"},
+    "/api/sql": {"sql": "sql"}, "/api/model/facts": {"alias": "aliases", "query.alias": "aliases"},
 }
 
 
@@ -69,7 +74,8 @@ def contract_stack(
     stack = Stack(
         home=home,
         port=free_port(),
-        extra_env={"BENCHWARMERS_ADMIN_TOKEN": TOKEN, "BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key"},
+        extra_env={"BENCHWARMERS_ADMIN_TOKEN": TOKEN, "BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key",
+                   **NO_FEEDS},
     )
     with running(stack):
         with httpx.Client(
@@ -101,7 +107,8 @@ def config(key: str) -> str:
     for path in sorted({*BINDINGS, *STATE_DEPENDENT}):  # one entry per path: the first that matches applies
         entry = [f'[[operations]]\ninclude-path = "{path}"']
         if path in BINDINGS:
-            pairs = ", ".join(f'"body.{field}" = {{ dictionary = "{name}", probability = 0.8 }}'
+            pairs = ", ".join(f'"{field if "." in field else "body." + field}" = '
+                              f'{{ dictionary = "{name}", probability = 0.8 }}'
                               for field, name in BINDINGS[path].items())
             entry.append(f"parameters = {{ {pairs} }}")
         if path in STATE_DEPENDENT:

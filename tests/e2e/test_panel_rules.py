@@ -169,7 +169,8 @@ def test_a15_a17_members_that_cannot_see_are_skipped_and_seeing_ones_get_the_mes
     bench = bench_of(chat(env, "bench/sight", content))
     assert (bench["shape"], bench["shape_by"]) == ("vision", "the request carries images")
     skipped = {s["alias"]: s for s in bench["skipped"]}
-    assert skipped["blind-a"] == {"seat": "member", "alias": "blind-a", "why": "does not take images"}
+    blind = "does not take images (says registration)"
+    assert skipped["blind-a"] == {"seat": "member", "alias": "blind-a", "why": blind}
     assert skipped["unsure-a"]["seat"] == "member" and "Vision / OCR" in skipped["unsure-a"]["why"]
     assert [s["alias"] for s in bench["seats"] if s["seat"] == "member"] == ["see-a"]
     (sent,) = calls_to(env.provider, {"see-a"}, mark)
@@ -181,7 +182,8 @@ def test_a16_no_seat_that_can_see_or_a_url_that_is_no_image_is_400(env: Env) -> 
     with pytest.raises(openai.BadRequestError) as dark:
         chat(env, "bench/dark", image_content(marker()))
     message = str(dark.value)
-    assert "blind-a (does not take images)" in message and "unsure-b (not known to read images" in message
+    assert "blind-a (does not take images (says registration))" in message
+    assert "unsure-b (not known to read images" in message
     assert "`together.capabilities` lists `vision`" in message
     secret = "file:///home/someone/secret-plans.png"
     for url, kind in [

@@ -22,6 +22,7 @@ from shared.events import (
     GatewayKeyRevoked,
     GatewaySettingsSaved,
     LimitsSaved,
+    ModelFactsSet,
     ModelRegistered,
     ModelRestored,
     ModelRetired,
@@ -105,9 +106,21 @@ class ChangeLog:
         if isinstance(e, AlertCleared):
             up = s.alerts.get(e.key)
             return [("alert", e.key, "cleared", up.message if up else None, None)]
+        if isinstance(e, ModelFactsSet):
+            return self.facts_set(e)
         if isinstance(e, ConnectionsSaved) and e.allow_paid != s.allow_paid:
             return [("connections", "allow_paid", "allow_paid", list(s.allow_paid), list(e.allow_paid))]
         return []
+
+    def facts_set(self, e: ModelFactsSet) -> list[tuple[str, str, str, Any, Any]]:
+        """C-17: each fact the user set or cleared, with the override it had before."""
+        layers = self.state.facts.get(e.alias)
+        before = layers.user.model_dump(mode="json") if layers is not None else {}
+        after = e.facts.model_dump(mode="json")
+        out: list[tuple[str, str, str, Any, Any]] = [
+            ("model facts", e.alias, name, before.get(name), None) for name in e.clear]
+        out += [("model facts", e.alias, name, before.get(name), after[name]) for name in e.facts.known()]
+        return out
 
     def model_update(self, e: ModelUpdated) -> list[tuple[str, str, str, Any, Any]]:
         model = self.state.models.get(e.alias)

@@ -1,6 +1,6 @@
 """Projections only the admin API reads, started on first use so a gateway that is never asked pays nothing:
 the change log (C-17, a fold of `bench.ev.config`) and the models resting after a rate limit (L-3, a fold
-of `bench.ev.limit.>`)."""
+of `bench.ev.limit.>`, which also brings learned windows into the model facts)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,21 @@ from nats.js import JetStreamContext
 
 from services.gateway.admin.changelog import ChangeLog
 from shared import bus, subjects
-from shared.events import CooldownStarted, EventBase
+from shared.config_state import ConfigState
+from shared.events import CooldownStarted, EventBase, LimitLearned
 
 
 class Cooldowns:
-    def __init__(self) -> None:
+    """Who rests until when; and, into the gateway's config fold, the windows providers stated (learned
+    windows, C-15), as the seater folds them."""
+
+    def __init__(self, config: ConfigState) -> None:
         self.until: dict[str, tuple[datetime, str]] = {}
+        self.config = config
 
     def apply(self, event: EventBase, seq: int) -> None:
+        if isinstance(event, LimitLearned) and event.axis == "context":
+            self.config.learn_window(event.alias, event.limit, event.at)
         if isinstance(event, CooldownStarted):
             current = self.until.get(event.alias)
             if current is None or event.until > current[0]:
@@ -26,10 +33,10 @@ class Cooldowns:
 
 
 class Feeds:
-    def __init__(self, js: JetStreamContext) -> None:
+    def __init__(self, js: JetStreamContext, config: ConfigState) -> None:
         self.js = js
         self.log = ChangeLog()
-        self.cooldowns = Cooldowns()
+        self.cooldowns = Cooldowns(config)
         self._log: bus.Projection | None = None
         self._cool: bus.Projection | None = None
         self._lock = asyncio.Lock()

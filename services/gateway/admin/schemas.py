@@ -7,13 +7,15 @@ refusal is an `ErrorReply`.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
 
 from shared.alerts import KEY_PREFIXES, KINDS, Alert
+from shared.catalog.discover import DiscoverRow
 from shared.commands import (
+    FeedStatus,
     JudgedClaim,
     KnownLimits,
     QuotaLine,
@@ -27,6 +29,7 @@ from shared.commands import (
     UsageLine,
 )
 from shared.config_rules.base import COLLECTION_SHAPES, ROLES
+from shared.model_facts import CUTOFF_RE, FactName
 from shared.scheduled_jobs import JobName, Mode
 
 Api = Literal["chat", "responses", "anthropic", "gemini"]
@@ -233,6 +236,40 @@ class ModelReply(Ok):
 
 class RetiredReply(Ok):
     retired: dict[str, Any]
+
+
+class CostBody(Body):
+    input: float = shaped(minimum=0, maximum=1_000_000)
+    output: float = shaped(minimum=0, maximum=1_000_000)
+
+
+class ModelFactsBody(Body):
+    """C-15: the user's own facts for a model; each wins over every other source until cleared."""
+
+    alias: str = shaped(pattern=ALIAS)
+    context_window: Whole | None = shaped(None, **POSITIVE)
+    max_output: Whole | None = shaped(None, **POSITIVE)
+    tools: bool | None = None
+    vision: bool | None = None
+    structured_output: bool | None = None
+    reasoning: bool | None = None
+    cost: CostBody | None = shaped(None, description="US dollars per million tokens")
+    knowledge_cutoff: str | None = shaped(None, pattern=CUTOFF_RE.pattern)
+    clear: list[FactName] | None = None
+
+
+class FactLine(BaseModel):
+    fact: FactName
+    value: Any = None
+    source: str | None = None  # a feed, `registration`, `learned <date>`, `probe <date>` or `you`
+
+
+class ModelFactsReply(Ok):
+    alias: str
+    served: str
+    endpoint: str
+    facts: list[FactLine]
+    catalog_refreshed: datetime | None = None
 
 
 # ---------------------------------------------------------------- collections and settings
@@ -655,3 +692,30 @@ class SeatView(BaseModel):
 
 class SeatReply(Ok):
     seat: SeatView
+# ---------------------------------------------------------------- the catalog (CAT-1..CAT-4)
+
+
+class CatalogStatusReply(Ok):
+    """Each feed: fetched or the shipped snapshot, when, its last error; and when a refresh last changed a
+    model's facts."""
+
+    feeds: list[FeedStatus]
+    refreshed: datetime | None = None
+
+
+class CatalogRefreshBody(Body):
+    force: bool | None = shaped(None, description="refetch feeds younger than 20 hours too (default true)")
+
+
+class CatalogRefreshReplyBody(Ok):
+    feeds: list[FeedStatus]
+    changed: list[str]
+    raised: list[str]
+    cleared: list[str]
+
+
+class DiscoverReply(Ok):
+    """CAT-4: models worth adding, free and new first, with their reach from this bench."""
+
+    rows: list[DiscoverRow]
+    baseline: date | None = None  # the first build: its rows are never new

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from services.gateway.routes import (
     admin_alerts,
+    admin_catalog,
     admin_config,
     admin_endpoints,
     admin_keys,
@@ -17,4 +18,4 @@ from services.gateway.routes import (
 
 ADMIN_ROUTERS = (admin_config.router, admin_models.router, admin_endpoints.router, admin_keys.router,
                  admin_login.router, admin_ledger.router, admin_alerts.router, admin_suite.router,
-                 admin_panels.router)
+                 admin_panels.router, admin_catalog.router)

@@ -17,6 +17,8 @@ from services.gateway.admin.schemas import (
     REFUSALS,
     AliasBody,
     ModelChangeBody,
+    ModelFactsBody,
+    ModelFactsReply,
     ModelOptionsBody,
     ModelRegisterBody,
     ModelReply,
@@ -30,8 +32,9 @@ from shared import rpc, subjects
 from shared.alerts import retiring
 from shared.commands import SqlReply, SqlRequest
 from shared.config_rules import base as rules
+from shared.config_rules import facts as fact_rules
 from shared.config_rules import models as model_rules
-from shared.events import ModelRegistered, ModelRetired, ModelUpdated
+from shared.events import ModelFactsSet, ModelRegistered, ModelRetired, ModelUpdated
 from shared.failures import failure_class
 from shared.ids import candidate_id
 from shared.seat_wait import ask_and_wait
@@ -42,7 +45,7 @@ router = APIRouter(route_class=AdminRoute, tags=["models"])
 def feeds(request: Request) -> Feeds:
     found = getattr(request.app.state, "feeds", None)
     if found is None:
-        found = Feeds(context(request).js)
+        found = Feeds(context(request).js, context(request).config)
         request.app.state.feeds = found
     return found
 
@@ -105,6 +108,23 @@ async def options(body: ModelOptionsBody, request: Request) -> dict[str, Any]:
     event = await write(request, model_rules.model_options(body.model_dump()))
     assert isinstance(event, ModelUpdated)
     return {"ok": True, "model": await model_view(request, event.alias)}
+
+
+@router.get("/api/model/facts", response_model=ModelFactsReply, responses=REFUSALS)
+async def facts(request: Request, alias: str) -> dict[str, Any]:
+    """A model's facts (C-15): each with its value (null: unknown) and where it came from."""
+    await feeds(request).resting()  # folds the windows providers stated (learned), as the seater does
+    return {"ok": True, **fact_rules.facts_view(alias, context(request).config)}
+
+
+@router.post("/api/model/facts", response_model=ModelFactsReply, responses=REFUSALS)
+async def set_facts(body: ModelFactsBody, request: Request) -> dict[str, Any]:
+    """Set or clear the user's own facts for a model: each wins over the catalog, registration and learned
+    values until cleared; the seater acts on them at once (tools for route mode, vision for images)."""
+    await feeds(request).resting()
+    event = await write(request, fact_rules.set_facts(sent(body)))
+    assert isinstance(event, ModelFactsSet)
+    return {"ok": True, **fact_rules.facts_view(event.alias, context(request).config)}
 
 
 @router.post("/api/remove", response_model=RetiredReply, responses=REFUSALS)

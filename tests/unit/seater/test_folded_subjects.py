@@ -1,11 +1,15 @@
-"""The seater's consumer filters the stream to `FOLDED`: every event its fold reads must fall inside it."""
+"""The seater's consumer filters the stream to `FOLDED`: every event its fold reads must fall inside it; a
+learned window reaches the model facts its rules read."""
 
 from __future__ import annotations
 
-import pytest
+from typing import Any, cast
 
-from services.seater.service import FOLDED
-from shared.events import ConfigEvent, ConfigEvents, EventBase
+import pytest
+from nats.aio.client import Client as NATS
+
+from services.seater.service import FOLDED, Seater
+from shared.events import ConfigEvent, ConfigEvents, EventBase, LimitLearned, ModelRegistered
 from tests.unit.ledger.factories import (
     call_used,
     completed,
@@ -65,3 +69,21 @@ def test_every_config_event_is_delivered() -> None:
 ], ids=lambda e: e.type)
 def test_usage_and_route_turns_stay_on_the_server(event: EventBase) -> None:
     assert not folded(event)
+
+
+def test_a_learned_window_reaches_the_seaters_model_facts() -> None:
+    """C-15/L-3: `limit_learned` (axis context) is folded on `bench.ev.limit.>` and lowers the window the
+    seater's size check reads; a looser one is ignored."""
+    class NoBus:
+        def jetstream(self) -> Any:
+            return None
+
+    seater = Seater(cast(NATS, NoBus()), "seater-test")
+    seater._fold(ModelRegistered(id="cfg:m", alias="m", served="org/m", endpoint="ep",
+                                 context_window=32_000), 1)
+    learned = LimitLearned(id="learned:m:context:8000", alias="m", connection="ep", axis="context",
+                           limit=8_000)
+    assert folded(learned)
+    seater._fold(learned, 2)
+    seater._fold(learned.model_copy(update={"id": "learned:m:context:16000", "limit": 16_000}), 3)
+    assert seater.config.models["m"].context_window == 8_000

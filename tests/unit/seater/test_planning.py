@@ -440,7 +440,7 @@ def test_with_images_members_that_cannot_see_are_skipped_with_why() -> None:
     assert [m.alias for m in draft.members] == ["sees"]
     why = skips(draft)
     assert "Vision / OCR" in why["unsure"]
-    assert why["blind"] == "does not take images"
+    assert why["blind"] == "does not take images (says registration)"
     assert "responses" in why["plan"]
 
 

@@ -68,7 +68,7 @@ def test_every_exclusion_is_named_with_its_why() -> None:
         "adhoc": AD_HOC,
         "gone": NOT_REGISTERED,
         "native": "reached through the anthropic API; route mode passes requests on to chat completions only",
-        "toolless": NO_TOOLS,
+        "toolless": f"{NO_TOOLS} (says registration)",
         "unknown": TOOLS_UNKNOWN,
         "lost": "its endpoint 'nowhere' is not configured",
     }
@@ -96,7 +96,8 @@ def test_images_exclude_the_blind_and_no_images_exclude_vision_specialists() -> 
     )
     with_images = seated(state, IMAGES)
     assert with_images.order == ["eyes", "specialist"]
-    assert whys(with_images) == {"blind": "does not take images", "unsure": VISION_UNKNOWN}
+    blind = "does not take images (says registration)"
+    assert whys(with_images) == {"blind": blind, "unsure": VISION_UNKNOWN}
     assert whys(seated(state)) == {"specialist": VISION_SPECIALIST}
 
 
@@ -111,7 +112,8 @@ def test_none_eligible_is_400_naming_each() -> None:
     state = bench(model("a", ad_hoc=True), model("b", tools=False), collection("core", ["a", "b"]))
     refusal = refused(state, TOOLS)
     assert (refusal.status, refusal.message) == (
-        400, f"no member of bench/core can take this request: a ({AD_HOC}); b ({NO_TOOLS})")
+        400,
+        f"no member of bench/core can take this request: a ({AD_HOC}); b ({NO_TOOLS} (says registration))")
 
 
 def test_none_eligible_only_for_size_is_413() -> None:
