@@ -193,6 +193,8 @@ async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True)
                               replicas=replicas),
         # HL-7: one record per scheduled job, claimed with compare-and-set by one prober replica.
         js_api.KeyValueConfig(bucket=subjects.JOBS_BUCKET, history=1, replicas=replicas),
+        # O-3: the onboarding queue, one document written with compare-and-set by every prober replica.
+        js_api.KeyValueConfig(bucket=subjects.ONBOARD_BUCKET, history=1, replicas=replicas),
     ]
     for bucket in buckets:
         problems.append(await ensure_bucket(js, bucket))

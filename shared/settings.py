@@ -152,3 +152,7 @@ class ProberSettings(BusSettings):
     # HL-7: a job's claim in `bench_jobs` lapses this long after its holder's last renewal (renewed every
     # quarter of it), and a lapsed claim is taken over by another replica.
     job_lease_s: float = 120.0
+    # O-3: the onboarding item being run is leased like a job (renewed every third of it); a prober that
+    # dies mid-step leaves it to another replica once the lease lapses. Replicas look for work every tick.
+    onboard_lease_s: float = 60.0
+    onboard_tick_s: float = 1.0
