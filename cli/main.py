@@ -25,6 +25,7 @@ from cli.commands import (
     limits,
     mcp,
     model,
+    onboard,
     quota,
     settings,
     sql,
@@ -122,6 +123,9 @@ app.command("quota")(quota.quota)
 app.command("usage")(usage.usage)
 app.command("sql")(sql.sql)
 app.command("alerts")(alerts.alerts)
+app.command("onboard")(onboard.onboard)
+app.command("candidates")(onboard.candidates)
+app.command("dismiss")(onboard.dismiss)
 app.add_typer(model.app, name="model")
 app.add_typer(collection.app, name="collection")
 app.add_typer(endpoint.app, name="endpoint")

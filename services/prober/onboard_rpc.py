@@ -56,7 +56,7 @@ class OnboardRpc:
                 return await self.candidates()
             return view(await self.change(req))
         except Refused as refused:
-            raise rpc.RpcFailure(refused.status, "; ".join(refused.errors)) from None
+            raise rpc.RpcFailure(refused.status, "\n".join(refused.errors)) from None
 
     async def change(self, req: OnboardRequest) -> QueueDoc:
         def apply(doc: QueueDoc) -> tuple[QueueDoc, QueueDoc] | None:

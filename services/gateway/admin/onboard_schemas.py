@@ -1,0 +1,42 @@
+"""The onboarding routes' bodies (O-3, O-4), as the OpenAPI schema documents them; the probers check what
+they mean (endpoints that exist, served ids listed, nothing queued twice) and list every reason."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.gateway.admin.schemas import Ok
+from shared.onboarding import Candidate, OnboardIssue, OnboardItem
+
+MODES = ("full", "quick", "quick-adhoc")
+
+
+class OnboardBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    served: str = Field(min_length=1, max_length=200, description="the id the endpoint serves")
+    endpoint: str = Field(min_length=1, max_length=100)
+    mode: str = Field(default="full", json_schema_extra={"enum": list(MODES)})
+
+
+class OnboardQueueBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    items: list[OnboardBody] = Field(min_length=1, max_length=50)
+
+
+class DismissBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    served: str | list[str] = Field(description="a candidate key, or several")
+    undo: bool = False
+
+
+class OnboardReplyBody(Ok):
+    running: bool
+    stopping: bool
+    runner: str
+    items: list[OnboardItem]
+    issues: list[OnboardIssue]
+    candidates: list[Candidate]
+    dismissed: list[Candidate]
+    errors: list[str]
+
+
