@@ -1,0 +1,63 @@
+"""Onboarding through the whole stack and the real `bench` (O-1..O-4, A-94): a model the endpoint lists is
+queued, registered and probed while `--wait` draws the progress events; a served id it does not list is
+refused with near matches; the same id twice, or a registered one, refuses the whole batch; candidates
+list what is served and not on the bench. Models are onboarded `--quick --ad-hoc`, so they never sit as
+explorers on other modules' panels."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from cli.stack import Stack
+from tests.e2e.conftest import Admin
+from tests.fakes.provider import FakeProvider
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bench(*args: str, url: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """This tree's `bench` (python -m cli.main), with no terminal."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("BENCHWARMERS_")}
+    full.update({"BENCHWARMERS_URL": url, **(env or {})})
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], input="", capture_output=True, text=True,
+                          env=full, timeout=120, cwd=ROOT)
+
+
+def test_a_model_is_onboarded_with_its_progress_drawn(stack: Stack, provider: FakeProvider) -> None:
+    provider.set_model("vendor/onboard-e2e", latency_ms=50)
+    done = bench("onboard", "vendor/onboard-e2e", "--endpoint", "fake", "--quick", "--ad-hoc", "--wait",
+                 url=stack.url, env={"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    drawn = "vendor/onboard-e2e: done (4 of 4 probe calls answered; suite skipped (quick-adhoc))"
+    assert drawn in done.stderr
+    models = Admin(stack.url).http.get("/api/models").json()["models"]
+    row = next(m for m in models if m["served"] == "vendor/onboard-e2e")
+    assert row["alias"] == "onboard-e2e"
+    status = bench("--json", "onboard", "status", url=stack.url)
+    assert '"state":"done"' in status.stdout.replace(" ", "")
+    again = bench("onboard", "vendor/onboard-e2e", "vendor/onboard-e2e-2", "--endpoint", "fake", "--quick",
+                  url=stack.url)
+    assert again.returncode == 1
+    assert "'vendor/onboard-e2e' on 'fake' is already registered as 'onboard-e2e'" in again.stderr
+
+
+def test_a94_a_served_id_not_listed_or_picked_twice_refuses_the_batch_with_near_matches(
+    stack: Stack, provider: FakeProvider
+) -> None:
+    provider.set_model("vendor/near-e2e")
+    refused = bench("onboard", "vendor/near-e2", "vendor/near-e2e", "vendor/near-e2e", "--endpoint", "fake",
+                    url=stack.url)
+    assert refused.returncode == 1
+    assert "fake does not list 'vendor/near-e2'; near matches: vendor/near-e2e" in refused.stderr
+    assert "'vendor/near-e2e' on 'fake' is picked twice" in refused.stderr
+    assert bench("onboard", "x", "--ad-hoc", "--endpoint", "fake", url=stack.url).returncode == 2
+    listed = bench("--json", "candidates", url=stack.url)
+    assert listed.returncode == 0 and "vendor/near-e2e" in listed.stdout
+    hidden = bench("dismiss", "vendor/near-e2e", url=stack.url)
+    assert hidden.returncode == 0
+    after = Admin(stack.url).http.get("/api/candidates").json()
+    assert "vendor/near-e2e" in [c["served"] for c in after["dismissed"]]
+    assert "vendor/near-e2e" not in [c["served"] for c in after["candidates"]]
