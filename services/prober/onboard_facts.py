@@ -1,8 +1,8 @@
 """The facts a model is registered with when it is onboarded (O-1 step 2). Pure.
 
-ONE function, `model_facts`, so the catalog's facts (C-15) can take its place: today it reads what the
-endpoint's own `/models` listing says (context window, output limit) and the image-generator name rule;
-tools and vision stay unknown (None) until a catalog or a capabilities probe says so.
+ONE function, `model_facts`, so the catalog's facts (issue 20, item 1) can take its place: today it reads
+what the endpoint's own `/models` listing says (context window, output limit) and the image-generator name
+rule; tools and vision stay unknown (None) until a catalog or a capabilities probe says so.
 """
 
 from __future__ import annotations
