@@ -24,6 +24,7 @@ from services.gateway.admin.onboard_schemas import (
 )
 from services.gateway.admin.rules import Invalid
 from services.gateway.admin.schemas import REFUSALS
+from services.gateway.ask import Refusal
 from services.gateway.routes.admin_base import AdminRoute, context
 from services.gateway.streaming import LeanStreamingResponse
 from shared import rpc, subjects
@@ -94,6 +95,16 @@ async def dismiss(body: DismissBody, request: Request) -> dict[str, Any]:
     return await ask(request, OnboardRequest(action="dismiss", keys=keys, undo=body.undo))
 
 
+async def still_busy(request: Request) -> bool:
+    """Whether anything is queued or running; a prober that cannot say ends the watch (the client may ask
+    again) rather than breaking the stream mid-event."""
+    try:
+        now = await ask(request, OnboardRequest(action="status"))
+    except (Invalid, Refusal):
+        return False
+    return any(i["state"] in ("queued", "running") for i in now["items"])
+
+
 def sse(kind: str, data: dict[str, Any]) -> bytes:
     return f"event: {kind}\ndata: {json.dumps(data, default=str)}\n\n".encode()
 
@@ -127,8 +138,7 @@ async def events(request: Request) -> Response:
                     yield b": keep-alive\n\n"
                     if quiet >= IDLE_CHECK_S:
                         quiet = 0.0
-                        now = await ask(request, OnboardRequest(action="status"))
-                        busy = any(i["state"] in ("queued", "running") for i in now["items"])
+                        busy = await still_busy(request)
                     continue
                 quiet = 0.0
                 event = decode_event(msg.data)

@@ -52,6 +52,11 @@ async def ask(nc: bus.NATS, *served: str, mode: str = "quick") -> OnboardReply:
                           OnboardReply, timeout=30)
 
 
+async def act(nc: bus.NATS, action: str) -> OnboardReply:
+    req = OnboardRequest(action=action)  # type: ignore[arg-type]
+    return await rpc.call(nc, subjects.RPC_PROBER_ONBOARD, req, OnboardReply)
+
+
 def chat_models(provider: FakeProvider) -> list[str]:
     return [r["model"] for r in provider.requests() if r["path"].endswith("/chat/completions")]
 
@@ -132,5 +137,32 @@ async def test_a95_a_model_that_does_not_answer_its_probe_stays_registered_with_
         else:
             raise AssertionError("a registered model was queued again")
         assert len((await queue_doc(nc)).items) == 1
+    finally:
+        one.stop()
+
+
+async def test_a94_stop_skips_the_queued_models_and_lets_the_running_one_finish(
+    nats_server: NatsServer, nc: bus.NATS, provider: FakeProvider, saved_endpoints: list[EndpointSaved],
+    callers: Callable[..., CallerProcess], tmp_path: Path,
+) -> None:
+    for name in ("st-a", "st-b", "st-c"):
+        provider.set_model(name, latency_ms=500)
+    provider.reset_requests()
+    callers(caller_env())
+    one = prober(nats_server, tmp_path / "home", "prober-1").start()
+    try:
+        await ask(nc, "st-a", "st-b", "st-c")
+        end = time.monotonic() + 30
+        while not chat_models(provider):
+            assert time.monotonic() < end, "no probe call reached the provider"
+            await asyncio.sleep(0.05)
+        stopped = await act(nc, "stop")
+        assert stopped.stopping and [i.state for i in stopped.items] == ["running", "skipped", "skipped"]
+        doc = await until_finished(nc, 3, 60)
+        assert [(i.served, i.state) for i in doc.items] == [("st-a", "done"), ("st-b", "skipped"),
+                                                              ("st-c", "skipped")]
+        assert set(chat_models(provider)) == {"st-a"} and not doc.stopping
+        cleared = await act(nc, "clear")
+        assert cleared.items == []
     finally:
         one.stop()
