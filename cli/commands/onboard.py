@@ -14,10 +14,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from cli.errors import Refused, UsageProblem
 from cli.output import rows_table, say, show, stderr
 from cli.session import Session, session
+from shared.onboarding import STEPS
 
 ACTIONS = ("status", "stop", "clear")
-STEPS = 5
-STEP_NAMES = {0: "waiting", 1: "listed?", 2: "register", 3: "facts", 4: "probe", 5: "suite"}
+STEP_NAMES = {0: "waiting", 1: "listing", 2: "register", 3: "facts", 4: "probe", 5: "suite"}
 ITEM_COLUMNS = ("served", "endpoint", "mode", "state", "step", "alias", "note")
 
 

@@ -28,6 +28,7 @@ from shared.onboarding import OnboardItem
 log = structlog.get_logger("prober.onboard")
 
 Publish = Callable[[OnboardProgress], Awaitable[None]]
+# Told as each step begins: (step, the alias so far); raises `Lost` once another replica holds the item.
 AtStep = Callable[[int, str], Awaitable[None]]
 
 

@@ -9,7 +9,7 @@ pass asks again. Calls go through the callers like any probe (keys, pacing, the 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from nats.aio.client import Client as NATS
@@ -17,6 +17,7 @@ from nats.aio.client import Client as NATS
 from services.prober.asking import ProbeAsker
 from services.prober.onboard_facts import Facts, model_facts
 from services.prober.onboard_rules import Outcome, not_listed
+from services.prober.onboard_runner import AtStep
 from services.prober.suite_calls import NotRunnable
 from services.prober.suite_job import SuiteJob
 from shared import rpc, subjects
@@ -31,8 +32,6 @@ from shared.probe_calls import LARGE, TINY, probe_call
 
 LIST_TIMEOUT_S = 60.0
 BY = "onboard"
-# Told each step as it begins: (step, alias so far).
-AtStep = Callable[[int, str], Awaitable[None]]
 
 
 class StepFailed(Exception):
