@@ -14,6 +14,8 @@ from services.prober.onboard_rules import QueueDoc
 from shared.config_state import ConfigState
 from shared.onboarding import Candidate
 
+MAX_DISMISSED = 5000
+
 
 def candidate_key(served: str, endpoint: str, default: str | None) -> str:
     return served if endpoint == default else f"{served}@{endpoint}"
@@ -48,7 +50,8 @@ def seen(doc: QueueDoc, listings: Mapping[str, Sequence[str]]) -> QueueDoc:
 
 
 def dismiss(doc: QueueDoc, keys: Sequence[str], undo: bool) -> QueueDoc:
+    """Hide (or show again) candidate keys; the oldest dismissals go past `MAX_DISMISSED`."""
     now = [k for k in doc.dismissed if not (undo and k in keys)]
     if not undo:
-        now += [k for k in keys if k not in now]
-    return doc.model_copy(update={"dismissed": now})
+        now += [k for k in dict.fromkeys(keys) if k not in now]
+    return doc.model_copy(update={"dismissed": now[-MAX_DISMISSED:]})

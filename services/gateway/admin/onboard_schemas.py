@@ -3,29 +3,32 @@ they mean (endpoints that exist, served ids listed, nothing queued twice) and li
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
-from services.gateway.admin.schemas import Ok
+from pydantic import Field
+
+from services.gateway.admin.schemas import Body, Ok
 from shared.onboarding import Candidate, OnboardIssue, OnboardItem
 
 MODES = ("full", "quick", "quick-adhoc")
 
 
-class OnboardBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class OnboardBody(Body):
     served: str = Field(min_length=1, max_length=200, description="the id the endpoint serves")
     endpoint: str = Field(min_length=1, max_length=100)
     mode: str = Field(default="full", json_schema_extra={"enum": list(MODES)})
 
 
-class OnboardQueueBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class OnboardQueueBody(Body):
     items: list[OnboardBody] = Field(min_length=1, max_length=50)
 
 
-class DismissBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    served: str | list[str] = Field(description="a candidate key, or several")
+Key = Annotated[str, Field(min_length=1, max_length=400)]
+
+
+class DismissBody(Body):
+    served: Key | Annotated[list[Key], Field(min_length=1, max_length=200)] = Field(
+        description="a candidate key (`served`, or `served@endpoint` off the default endpoint), or several")
     undo: bool = False
 
 
