@@ -41,10 +41,25 @@ class QueueDoc(BaseModel):
     seen: dict[str, list[str]] = Field(default_factory=dict)  # endpoint → served ids at the last listing
 
 
+class Missing(str):
+    """A reason that is only "the thing named does not exist" (an endpoint, a served id on it)."""
+
+
+class Conflict(str):
+    """A reason that is only "not in that state now" (already queued, registered or retired)."""
+
+
 class Refused(ValueError):
-    def __init__(self, errors: Sequence[str], status: int = 400) -> None:
+    """Every reason at once; the status is 404 when each says something does not exist, 409 when each says
+    that or a state in the way, else 400 (as the admin API's own rules do)."""
+
+    def __init__(self, errors: Sequence[str], status: int | None = None) -> None:
         super().__init__("; ".join(errors))
-        self.errors, self.status = list(errors), status
+        self.errors = list(errors)
+        if status is None:
+            status = (404 if all(isinstance(e, Missing) for e in errors)
+                      else 409 if all(isinstance(e, Missing | Conflict) for e in errors) else 400)
+        self.status = status
 
 
 def active(doc: QueueDoc) -> list[OnboardItem]:
@@ -55,10 +70,10 @@ def near(served: str, listed: Sequence[str]) -> list[str]:
     return difflib.get_close_matches(served, listed, n=NEAR_MATCHES, cutoff=0.5)
 
 
-def not_listed(served: str, endpoint: str, listed: Sequence[str]) -> str:
+def not_listed(served: str, endpoint: str, listed: Sequence[str]) -> Missing:
     close = near(served, listed)
     hint = f"; near matches: {', '.join(close)}" if close else ""
-    return f"{endpoint} does not list {served!r}{hint}"
+    return Missing(f"{endpoint} does not list {served!r}{hint}")
 
 
 def refusals(asks: Sequence[OnboardAsk], state: ConfigState, doc: QueueDoc,
@@ -79,7 +94,7 @@ def refusals(asks: Sequence[OnboardAsk], state: ConfigState, doc: QueueDoc,
             errors.append(f"{where}: mode must be one of {', '.join(MODES)}")
         if ask.endpoint not in state.endpoints:
             known = ", ".join(sorted(state.endpoints)) or "none yet"
-            errors.append(f"{where}: no endpoint {ask.endpoint!r} (endpoints: {known})")
+            errors.append(Missing(f"{where}: no endpoint {ask.endpoint!r} (endpoints: {known})"))
             continue
         place = (ask.served, ask.endpoint)
         on_bench = next((a for a, m in state.models.items() if (m.served, m.endpoint) == place), None)
@@ -89,11 +104,11 @@ def refusals(asks: Sequence[OnboardAsk], state: ConfigState, doc: QueueDoc,
         if place in picked:
             errors.append(f"{where} is picked twice")
         elif place in waiting:
-            errors.append(f"{where} is already queued")
+            errors.append(Conflict(f"{where} is already queued"))
         elif on_bench:
-            errors.append(f"{where} is already registered as {on_bench!r}")
+            errors.append(Conflict(f"{where} is already registered as {on_bench!r}"))
         elif retired:
-            errors.append(f"{where} was retired as {retired!r}; restore it instead")
+            errors.append(Conflict(f"{where} was retired as {retired!r}; restore it instead"))
         elif isinstance(listing, str):
             errors.append(f"{where}: {ask.endpoint}'s model list failed: {listing}")
         elif ask.served not in listing:
@@ -121,7 +136,7 @@ def stop(doc: QueueDoc, now: datetime) -> QueueDoc:
 def clear(doc: QueueDoc) -> QueueDoc:
     """Forget a finished batch; refused while an item is queued or running."""
     if active(doc):
-        raise Refused(["the queue is running; stop it and wait for the current model, then clear"], 409)
+        raise Refused([Conflict("the queue is running; stop it and wait for the current model, then clear")])
     return doc.model_copy(update={"items": [], "stopping": False})
 
 

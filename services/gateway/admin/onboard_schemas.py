@@ -14,7 +14,8 @@ MODES = ("full", "quick", "quick-adhoc")
 
 
 class OnboardBody(Body):
-    served: str = Field(min_length=1, max_length=200, description="the id the endpoint serves")
+    served: str = Field(min_length=1, max_length=200, pattern=r"^[\w./:@+-]+$",
+                        description="the id the endpoint serves")
     endpoint: str = Field(min_length=1, max_length=100)
     mode: str = Field(default="full", json_schema_extra={"enum": list(MODES)})
 

@@ -22,7 +22,7 @@ from services.gateway.admin.onboard_schemas import (
     OnboardQueueBody,
     OnboardReplyBody,
 )
-from services.gateway.admin.rules import Invalid
+from services.gateway.admin.rules import Conflict, Invalid, Missing
 from services.gateway.admin.schemas import REFUSALS
 from services.gateway.ask import Refusal
 from services.gateway.routes.admin_base import AdminRoute, context
@@ -37,6 +37,8 @@ router = APIRouter(route_class=AdminRoute, tags=["onboarding"])
 ONBOARD_TIMEOUT_S = 120.0
 KEEPALIVE_S = 10.0
 IDLE_CHECK_S = 30.0  # a watch that heard nothing this long asks whether the queue is still busy
+# A prober's refusal, one reason a line, keeps its status: 404 nothing named exists, 409 in the way, 400.
+REASONS: dict[int, type[str]] = {400: str, 404: Missing, 409: Conflict}
 
 
 async def ask(request: Request, req: OnboardRequest) -> dict[str, Any]:
@@ -45,8 +47,9 @@ async def ask(request: Request, req: OnboardRequest) -> dict[str, Any]:
     try:
         reply = await rpc.call(ctx.nc, subjects.RPC_PROBER_ONBOARD, req, OnboardReply, ONBOARD_TIMEOUT_S)
     except rpc.RpcFailure as failure:
-        if failure.answered and failure.status == 400:
-            raise Invalid(failure.message.splitlines()) from None
+        if failure.answered and failure.status in REASONS:
+            kind = REASONS[failure.status]
+            raise Invalid([kind(line) for line in failure.message.splitlines()]) from None
         raise bus_calls.refusal(subjects.RPC_PROBER_ONBOARD, failure, ONBOARD_TIMEOUT_S) from None
     return {**reply.model_dump(mode="json"), "ok": True}
 

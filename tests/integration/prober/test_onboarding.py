@@ -131,7 +131,7 @@ async def test_a95_a_model_that_does_not_answer_its_probe_stays_registered_with_
         try:
             await ask(nc, "ob-dead", "ob-other")
         except rpc.RpcFailure as refused:
-            assert refused.status == 400
+            assert refused.status == 409  # registered (in the way) and not listed (no such thing)
             assert "'ob-dead' on 'fake' is already registered as 'ob-dead'" in refused.message
             assert "fake does not list 'ob-other'" in refused.message
         else:

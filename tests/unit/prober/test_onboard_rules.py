@@ -150,3 +150,11 @@ def test_candidates_leave_out_registered_retired_and_decision_models_and_mark_ne
     assert [(c.served, c.new) for c in shown] == [("org/new-a", False), ("org/new-c", True)]
     assert [c.served for c in dismissed] == ["org/new-b"]
     assert cands.dismiss(doc, ["org/new-b"], undo=True).dismissed == []
+
+
+def test_a_refusal_is_404_for_what_does_not_exist_409_for_what_is_in_the_way_else_400() -> None:
+    doc = queued("org/new-a")
+    missing = rules.refusals([ask("org/new-z"), ask("x", endpoint="nope")], state(), doc, LISTED)
+    in_the_way = rules.refusals([ask("org/new-a"), ask("m-a"), ask("org/zzz")], state(), doc, LISTED)
+    bad = rules.refusals([ask("org/new-b"), ask("org/new-b")], state(), doc, LISTED)
+    assert [rules.Refused(e).status for e in (missing, in_the_way, bad)] == [404, 409, 400]
