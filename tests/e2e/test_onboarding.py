@@ -38,6 +38,8 @@ def test_a_model_is_onboarded_with_its_progress_drawn(stack: Stack, provider: Fa
     assert row["alias"] == "onboard-e2e"
     status = bench("--json", "onboard", "status", url=stack.url)
     assert '"state":"done"' in status.stdout.replace(" ", "")
+    onboarding = Admin(stack.url).http.get("/api/status").json()["onboarding"]
+    assert onboarding == {"running": False, "items": 1}
     again = bench("onboard", "vendor/onboard-e2e", "vendor/onboard-e2e-2", "--endpoint", "fake", "--quick",
                   url=stack.url)
     assert again.returncode == 1

@@ -35,6 +35,7 @@ router = APIRouter(route_class=AdminRoute, tags=["onboarding"])
 
 # Queuing asks each endpoint for its model list first (through a caller).
 ONBOARD_TIMEOUT_S = 120.0
+STATUS_TIMEOUT_S = 1.0
 KEEPALIVE_S = 10.0
 IDLE_CHECK_S = 30.0  # a watch that heard nothing this long asks whether the queue is still busy
 # A prober's refusal, one reason a line, keeps its status: 404 nothing named exists, 409 in the way, 400.
@@ -52,6 +53,18 @@ async def ask(request: Request, req: OnboardRequest) -> dict[str, Any]:
             raise Invalid([kind(line) for line in failure.message.splitlines()]) from None
         raise bus_calls.refusal(subjects.RPC_PROBER_ONBOARD, failure, ONBOARD_TIMEOUT_S) from None
     return {**reply.model_dump(mode="json"), "ok": True}
+
+
+async def summary(request: Request) -> dict[str, Any]:
+    """H-D2 `/api/status`'s `onboarding`: whether a model is being onboarded and how many items the queue
+    holds; a prober that does not answer at once shows as idle rather than slowing the status down."""
+    ctx = context(request)
+    try:
+        reply = await rpc.call(ctx.nc, subjects.RPC_PROBER_ONBOARD, OnboardRequest(action="status"),
+                               OnboardReply, STATUS_TIMEOUT_S, retry_s=())
+    except rpc.RpcFailure:
+        return {"running": False, "items": 0}
+    return {"running": reply.running, "items": len(reply.items)}
 
 
 @router.get("/api/onboard-queue", response_model=OnboardReplyBody, responses=REFUSALS)
