@@ -236,8 +236,9 @@ def key(
 ) -> None:
     """Say where the callers read an endpoint's key, and whether they have it (POST /api/endpoint/key).
 
-    Keys never go to the server: set BENCHWARMERS_KEY_<NAME> in the callers' environment (or a file of
-    that name in their BENCH_SECRETS_PATH), then run this to check.
+    Keys never go to the server: give it with `bench endpoint add NAME --base URL --key-stdin` (the data
+    folder's secrets file), or set BENCHWARMERS_KEY_<NAME> in the callers' environment (or a file of that
+    name in their BENCH_SECRETS_PATH), then run this to check.
 
     Example:
 
