@@ -107,3 +107,23 @@ def test_a_code_is_traded_only_with_its_verifier_and_the_page_keeps_nothing() ->
         auth.stop()
     assert oauth.PAGE_HEADERS["Cache-Control"] == "no-store"
     assert oauth.PAGE_HEADERS["Referrer-Policy"] == "no-referrer"
+
+
+def test_on_a_terminal_the_key_is_asked_with_a_hidden_prompt(
+    bench: Bench, server: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.answer("POST", "/api/endpoint", body=SAVED)
+    asked: list[str] = []
+
+    def hidden(prompt: str) -> str:
+        asked.append(prompt)
+        return KEY
+
+    monkeypatch.setattr("cli.commands.endpoint.stdin_is_terminal", lambda: True)
+    monkeypatch.setattr("cli.commands.endpoint.getpass.getpass", hidden)
+    home = tmp_path / "home"
+    result = bench("endpoint", "add", "openrouter", "--base", "https://openrouter.ai/api/v1", "--key-stdin",
+                   env={"BENCHWARMERS_HOME": str(home)})
+    assert result.exit_code == 0, result.output
+    assert asked == ["openrouter key (hidden): "]
+    assert KeyStore(env={}, secrets_path=home / "secrets.env").key_for("openrouter") == KEY
