@@ -203,6 +203,15 @@ def at_step(doc: QueueDoc, me: str, item: str, step: int, alias: str, now: datet
     return doc.model_copy(update={"items": items, "until": now + timedelta(seconds=lease_s)})
 
 
+def released(doc: QueueDoc, me: str, item: str) -> QueueDoc:
+    """A prober stopping on purpose (SIGTERM) gives its item back, queued first again and not counted as
+    a death, so another replica takes it at its next tick instead of waiting for the lease to lapse."""
+    found = holding(doc, me, item)
+    back = found.model_copy(update={"state": "queued", "attempts": max(0, found.attempts - 1)})
+    items = [back if i.id == item else i for i in doc.items]
+    return doc.model_copy(update={"items": items, "runner": "", "until": None})
+
+
 @dataclass(frozen=True)
 class Outcome:
     state: State

@@ -5,7 +5,8 @@ when no other replica's lease is live. While it runs the item's steps it renews 
 it; a renewal that finds the queue taken over (this replica was too slow and its lease lapsed) cancels the
 steps at once, so an item never runs on two replicas past one lease. A replica killed mid-step stops
 renewing; once its lease lapses another replica takes the item over (`attempts` counts it; after
-`MAX_ATTEMPTS` the item fails, visibly, with its note). Every move is published as `onboard_progress`.
+`MAX_ATTEMPTS` the item fails, visibly, with its note). A replica stopped on purpose gives its item back
+at once (queued first again, not counted). Every move is published as `onboard_progress`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from shared.ids import utcnow
 from shared.onboarding import OnboardItem
 
 log = structlog.get_logger("prober.onboard")
+RELEASE_S = 2.0  # how long a stopping prober tries to give its item back
 
 Publish = Callable[[OnboardProgress], Awaitable[None]]
 # Told as each step begins: (step, the alias so far); raises `Lost` once another replica holds the item.
@@ -107,6 +109,7 @@ class OnboardRunner:
             if keeper.done():  # the lease was lost: another replica has the item now
                 log.warning("onboard_lost", item=item.id, why="lease taken over")
                 return
+            await self._release(item)  # this prober is stopping
             raise
         except Exception as exc:  # a bug or the bus: the item fails with its reason, the queue goes on
             log.exception("onboard_step_crashed", item=item.id)
@@ -116,6 +119,17 @@ class OnboardRunner:
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
         await self._finish(item, outcome)
+
+    async def _release(self, item: OnboardItem) -> None:
+        def give_back(doc: QueueDoc) -> tuple[QueueDoc, None]:
+            return rules.released(doc, self.me, item.id), None
+
+        try:
+            await asyncio.wait_for(self.queue.mutate(give_back), RELEASE_S)
+        except Exception:  # lost, or the bus is away: the lease lapses instead
+            log.warning("onboard_not_released", item=item.id, exc_info=True)
+        else:
+            log.info("onboard_released", item=item.id)
 
     async def _keep_lease(self, item: OnboardItem, steps: asyncio.Task[Outcome]) -> None:
         while True:

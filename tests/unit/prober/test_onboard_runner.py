@@ -4,6 +4,7 @@ published, and a runner whose item was taken over stops its steps."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import UTC, datetime, timedelta
 
 from services.prober.onboard_queue import OnboardQueue
@@ -103,3 +104,32 @@ def test_a_runner_whose_item_was_taken_over_stops_its_steps_and_writes_nothing()
     cancelled, doc = asyncio.run(scenario())
     assert cancelled
     assert (doc.runner, doc.items[0].state, doc.items[0].attempts) == ("p2", "running", 2)
+
+
+def test_a_prober_stopped_mid_step_gives_its_item_back_uncounted() -> None:
+    async def scenario() -> QueueDoc:
+        queue = OnboardQueue(MemoryRecords())
+        await seeded(queue, "a", "b")
+        started = asyncio.Event()
+
+        class Blocking:
+            async def run(self, item: OnboardItem, at_step: AtStep) -> Outcome:
+                started.set()
+                await asyncio.Event().wait()
+                return Outcome("done")
+
+        async def publish(event: OnboardProgress) -> None:
+            pass
+
+        runner = OnboardRunner(queue, Blocking(), publish, "p1", 60.0, clock=lambda: NOW)
+        running = asyncio.create_task(runner.tick())
+        await started.wait()
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+        return await queue.read()
+
+    doc = asyncio.run(scenario())
+    assert (doc.runner, [(i.state, i.attempts) for i in doc.items]) == ("", [("queued", 0), ("queued", 0)])
+    turn = take_turn(doc, "p2", NOW, 60.0)
+    assert turn is not None and turn.item is not None and (turn.item.served, turn.item.attempts) == ("a", 1)
