@@ -124,14 +124,14 @@ class BenchClient:
             resp = self._http.request(method, path, json=body, headers=self.headers(path))
         return self._reply(method, path, resp)
 
-    def stream_lines(self, path: str, body: dict[str, Any]) -> Iterator[str]:
-        """POST and yield the reply's lines as they come (an SSE stream); a refusal raises like `request`."""
+    def stream_lines(self, path: str, body: dict[str, Any] | None, method: str = "POST") -> Iterator[str]:
+        """Ask and yield the reply's lines as they come (an SSE stream); a refusal raises like `request`."""
         headers = self.headers(path, "text/event-stream")
-        with transport_errors(self.url, "POST", path):
-            with self._http.stream("POST", path, json=body, headers=headers) as resp:
+        with transport_errors(self.url, method, path):
+            with self._http.stream(method, path, json=body, headers=headers) as resp:
                 if resp.status_code != 200:
                     resp.read()
-                    self._reply("POST", path, resp)
+                    self._reply(method, path, resp)
                 yield from resp.iter_lines()
 
     def _reply(self, method: str, path: str, resp: httpx.Response) -> Reply:

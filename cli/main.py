@@ -27,6 +27,7 @@ from cli.commands import (
     limits,
     mcp,
     model,
+    onboard,
     quota,
     settings,
     sql,
@@ -126,6 +127,9 @@ app.command("sql")(sql.sql)
 app.command("alerts")(alerts.alerts)
 app.command("discover")(catalog.discover)
 assert facts.app is model.app  # `bench model facts|set` live on the model group
+app.command("onboard")(onboard.onboard)
+app.command("candidates")(onboard.candidates)
+app.command("dismiss")(onboard.dismiss)
 app.add_typer(model.app, name="model")
 app.add_typer(collection.app, name="collection")
 app.add_typer(endpoint.app, name="endpoint")

@@ -25,6 +25,7 @@ from pathlib import Path
 import nats.errors as nats_errors
 
 from cli.restarts import Restarts
+from cli.secrets_file import SECRETS_ENV, secrets_path
 from shared import bus, processes
 from shared.bus_access import SUPERVISOR
 from shared.bus_credentials import BusLogin
@@ -118,6 +119,8 @@ class Stack:
         base_env.update(self.extra_env)
         base_env.update({"NATS_URL": self.nats_url, "BENCHWARMERS_HOME": str(self.home),
                          "BENCH_NATS_CREDENTIALS": str(self.credentials_folder)})
+        # Keys typed at `bench endpoint add --key-stdin` or got by a sign-in: for the callers alone (env_for).
+        base_env[SECRETS_ENV] = str(secrets_path(self.home, base_env))
         if self.tls is not None:
             base_env["BENCH_NATS_TLS_CA"] = str(self.tls.ca)
         base_env.setdefault("PYTHONUNBUFFERED", "1")

@@ -195,6 +195,8 @@ async def provision(js: JetStreamContext, replicas: int = 1, owner: bool = True)
         js_api.KeyValueConfig(bucket=subjects.JOBS_BUCKET, history=1, replicas=replicas),
         # CAT-2: the feeds' cached entries (compressed) and Discover's first-seen dates, one key each.
         js_api.KeyValueConfig(bucket=subjects.CATALOG_BUCKET, history=1, replicas=replicas),
+        # O-3: the onboarding queue, one document written with compare-and-set by every prober replica.
+        js_api.KeyValueConfig(bucket=subjects.ONBOARD_BUCKET, history=1, replicas=replicas),
     ]
     for bucket in buckets:
         problems.append(await ensure_bucket(js, bucket))

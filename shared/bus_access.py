@@ -30,7 +30,7 @@ STREAMS = (subjects.EVENTS_STREAM, subjects.CALLS_STREAM)
 BUCKETS = (
     subjects.IDS_BUCKET, subjects.LIMITS_BUCKET, subjects.CONVERSATIONS_BUCKET, subjects.KEY_RATES_BUCKET,
     subjects.REMINDERS_BUCKET,
-    subjects.JOBS_BUCKET, subjects.CATALOG_BUCKET,
+    subjects.JOBS_BUCKET, subjects.CATALOG_BUCKET, subjects.ONBOARD_BUCKET,
 )
 STREAM_OWNER = "ledger"
 
@@ -124,8 +124,9 @@ GRANTS: dict[str, Grant] = {
             subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, subjects.RPC_SEATER_RANK, LEDGER_RPC,
             subjects.RPC_CALLER_MODELS, subjects.RPC_CALLER_ROUTE, RELAY_CANCELS, subjects.RPC_PROBER_SUITE,
             subjects.RPC_PROBER_RESCORE, subjects.RPC_PROBER_CATALOG,
+            subjects.RPC_PROBER_ONBOARD,
         ),
-        subscribe=(f"{subjects.SEAT_PREFIX}.>", RELAY_FRAMES),
+        subscribe=(f"{subjects.SEAT_PREFIX}.>", RELAY_FRAMES, f"{subjects.ONBOARD_PREFIX}.>"),
     ),
     # Plans panels and route turns from its fold; records who was seated.
     "seater": service_base("seater") + reads_stream(EVENTS) + uses_bucket(subjects.IDS_BUCKET) + Grant(
@@ -146,14 +147,16 @@ GRANTS: dict[str, Grant] = {
     # the callers and hears their completions, asks callers for endpoint listings (HL-4) and the ledger for
     # evidence, records job runs and suite scores, and writes the alerts and retirements its checks decide;
     # refreshes the catalog (CAT-1: feeds cached in `bench_catalog`, facts and `went paid` as config events).
+    # O-1..O-4: keeps the onboarding queue in `bench_onboard`, registers what it onboards, records progress.
     "prober": service_base("prober") + reads_stream(EVENTS) + uses_bucket(subjects.JOBS_BUCKET)
-    + uses_bucket(subjects.IDS_BUCKET) + uses_bucket(subjects.CATALOG_BUCKET) + Grant(
+    + uses_bucket(subjects.IDS_BUCKET) + uses_bucket(subjects.CATALOG_BUCKET)
+    + uses_bucket(subjects.ONBOARD_BUCKET) + Grant(
         publish=(
             subjects.CONFIG, f"{subjects.JOB_PREFIX}.>", subjects.CALLS_ALL, subjects.RPC_CALLER_MODELS,
-            LEDGER_RPC, f"{subjects.SUITE_PREFIX}.>",
+            LEDGER_RPC, f"{subjects.SUITE_PREFIX}.>", f"{subjects.ONBOARD_PREFIX}.>",
         ),
         subscribe=(f"{subjects.SEAT_PREFIX}.>", subjects.RPC_PROBER_SUITE, subjects.RPC_PROBER_RESCORE,
-                   subjects.RPC_PROBER_CATALOG),
+                   subjects.RPC_PROBER_CATALOG, subjects.RPC_PROBER_ONBOARD),
     ),
     # Folds every event into DuckDB, answers the ledger's questions, records verdicts; owns the streams.
     "ledger": service_base("ledger") + reads_stream(EVENTS) + Grant(

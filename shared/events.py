@@ -517,6 +517,28 @@ class SuiteAnswered(EventBase):
         return subjects.suite_subject(self.call)
 
 
+class OnboardProgress(EventBase):
+    """O-1: one onboarding item moved (queued, a step begun, or its end), published by the prober running
+    it; `remaining` counts the items still queued or running after this one, so a watcher knows when the
+    batch is over. Never carries a key."""
+
+    type: Literal["onboard_progress"] = "onboard_progress"
+    item: str
+    served: str
+    endpoint: str
+    mode: str
+    state: str
+    step: int = 0
+    alias: str = ""
+    note: str = ""
+    instance: str = ""
+    attempt: int = 0
+    remaining: int = 0
+
+    def subject(self) -> str:
+        return subjects.onboard_subject(self.item)
+
+
 Event = Annotated[
     EndpointSaved
     | EndpointRemoved
@@ -548,7 +570,8 @@ Event = Annotated[
     | LimitLearned
     | QuotaObserved
     | JobRan
-    | ServedChecked,
+    | ServedChecked
+    | OnboardProgress,
     Field(discriminator="type"),
 ]
 

@@ -159,3 +159,7 @@ class ProberSettings(BusSettings):
     catalog_freellmapi_url: str = "https://api.freellmapi.co/v1/latest"
     catalog_max_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
     catalog_timeout_s: float = Field(default=60.0, gt=0)
+    # O-3: the onboarding item being run is leased like a job (renewed every third of it); a prober that
+    # dies mid-step leaves it to another replica once the lease lapses. Replicas look for work every tick.
+    onboard_lease_s: float = 60.0
+    onboard_tick_s: float = 1.0

@@ -47,6 +47,8 @@ RPC_CALLER_MODELS = "bench.rpc.caller.models"
 RPC_PROBER_SUITE = "bench.rpc.prober.suite"
 # T-5: every latest suite answer scored again with today's tasks and scorer.
 RPC_PROBER_RESCORE = "bench.rpc.prober.rescore"
+# O-1..O-4: the onboarding queue (queue, status, stop, clear) and the candidates, kept by the probers.
+RPC_PROBER_ONBOARD = "bench.rpc.prober.onboard"
 
 # CAT-1..CAT-4: a catalog refresh now (`bench catalog refresh`), run by a prober like its daily job.
 RPC_PROBER_CATALOG = "bench.rpc.prober.catalog"
@@ -79,6 +81,11 @@ JOBS_BUCKET = "bench_jobs"
 # CAT-2/CAT-4: each catalog feed's cached entries with their age and last error, and Discover's first-seen
 # dates; written by the prober's refresh, read by the gateway (catalog status, Discover). No secret in it.
 CATALOG_BUCKET = "bench_catalog"
+# O-3: the onboarding queue, one compare-and-set document every prober replica shares: its items, who runs
+# the current one and until when (a lease), the issues of models that stopped, the dismissed candidates.
+ONBOARD_BUCKET = "bench_onboard"
+# O-1: one onboarding item's progress (queued, each step, its end), `bench.ev.onboard.<item>`.
+ONBOARD_PREFIX = "bench.ev.onboard"
 # HL-7: a scheduled job's run (or, in log-only mode, its would-run), as the ledger keeps it.
 JOB_PREFIX = "bench.ev.job"
 # HL-4: the deprecations job's served check (each endpoint's listing against what is registered on it).
@@ -112,6 +119,10 @@ def usage_subject(connection: str) -> str:
 
 def job_subject(job: str) -> str:
     return f"{JOB_PREFIX}.{job}"
+
+
+def onboard_subject(item: str) -> str:
+    return f"{ONBOARD_PREFIX}.{item}"
 
 
 def call_subject(call: str) -> str:

@@ -6,38 +6,17 @@ directory with one file per key (as a Kubernetes Secret mounts), or one `.env` /
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared.provider_keys import key_variable
+from shared.provider_keys import key_variable, parse_secrets_file
 
 
 def missing_key(endpoint: str) -> str:
     """Why a call was not sent: names the variable to set, never a value."""
     return f"missing key: set {key_variable(endpoint)}"
-
-
-def parse_dotenv(text: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        name, value = line.removeprefix("export ").split("=", 1)
-        pairs[name.strip()] = value.strip().strip("'\"")
-    return pairs
-
-
-def parse_secrets_file(text: str) -> dict[str, str]:
-    """A JSON object of names to keys, or `.env` lines."""
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        data = json.loads(stripped)
-        return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
-    return parse_dotenv(text)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,10 @@ from services.prober.catalog_fetch import FeedLimits
 from services.prober.deprecations import Deprecations
 from services.prober.job_lease import BucketRecords, JobLease
 from services.prober.jobs import JobRunner
+from services.prober.onboard_queue import OnboardQueue
+from services.prober.onboard_rpc import OnboardRpc
+from services.prober.onboard_runner import OnboardRunner
+from services.prober.onboard_steps import OnboardSteps
 from services.prober.scheduler import Scheduler, Settings
 from services.prober.suite_choice import SuiteHistory
 from services.prober.suite_job import SuiteJob
@@ -24,9 +28,10 @@ from services.prober.suite_pass import SuitePass
 from services.prober.suite_rpc import SuiteRpc
 from services.prober.suite_scheduled import scheduled_pass
 from shared import bus, subjects
+from shared.catalog.merge import Catalog
 from shared.config_state import ConfigState
 from shared.config_writer import ConfigWriter
-from shared.events import JobRan
+from shared.events import JobRan, OnboardProgress
 from shared.logging import setup_logging
 from shared.runtime import login_or_exit, run, serve
 from shared.scheduled_jobs import Mode, parse_mode
@@ -58,6 +63,8 @@ async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, insta
     catalog_sub = await catalog.serve(nc)
     suite = SuiteJob(SuitePass(nc, config, by=instance), config, history, settings.home)
     suite_subs = await SuiteRpc(suite).serve(nc)
+    onboarding = await start_onboarding(nc, config, projection, writer, asker, suite, settings, instance,
+                                        catalog.store.catalog)
 
     async def record(event: JobRan) -> None:
         await bus.publish_event(js, event)
@@ -77,6 +84,7 @@ async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, insta
     task.add_done_callback(report)
 
     async def stop() -> None:
+        await onboarding()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
@@ -84,6 +92,30 @@ async def start_prober(nc: NATS, settings: ProberSettings, fallback: Mode, insta
             await sub.unsubscribe()
         for started in (scores, projection):
             await started.stop()
+
+    return stop
+
+
+async def start_onboarding(nc: NATS, config: ConfigState, projection: bus.Projection, writer: ConfigWriter,
+                           asker: ProbeAsker, suite: SuiteJob, settings: ProberSettings, instance: str,
+                           catalog: Callable[[], Awaitable[Catalog]]) -> Callable[[], Awaitable[None]]:
+    """O-1..O-4: this replica's share of the onboarding queue (its runner, and answering the queue's RPC)."""
+    js = nc.jetstream()
+    queue = OnboardQueue(BucketRecords(js, subjects.ONBOARD_BUCKET))
+
+    async def publish(event: OnboardProgress) -> None:
+        await bus.publish_event(js, event)
+
+    steps = OnboardSteps(nc, config, writer, asker, suite, catalog=catalog)
+    runner = OnboardRunner(queue, steps, publish, instance, settings.onboard_lease_s, settings.onboard_tick_s)
+    sub = await OnboardRpc(nc, config, projection, queue, instance, runner.wake.set).serve(nc)
+    task = asyncio.create_task(runner.run(), name="onboard-runner")
+
+    async def stop() -> None:
+        await sub.unsubscribe()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     return stop
 

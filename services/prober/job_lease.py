@@ -28,11 +28,13 @@ class Records(Protocol):
 
 
 class BucketRecords:
-    def __init__(self, js: JetStreamContext) -> None:
-        self.js = js
+    """A KV bucket as `Records` (`bench_jobs` here; the onboarding queue uses `bench_onboard`)."""
+
+    def __init__(self, js: JetStreamContext, bucket: str = subjects.JOBS_BUCKET) -> None:
+        self.js, self.bucket = js, bucket
 
     async def get(self, key: str) -> tuple[bytes, int] | None:
-        kv = await self.js.key_value(subjects.JOBS_BUCKET)
+        kv = await self.js.key_value(self.bucket)
         try:
             entry = await kv.get(key)
         except KeyNotFoundError:
@@ -40,7 +42,7 @@ class BucketRecords:
         return (entry.value or b""), int(entry.revision or 0)
 
     async def put(self, key: str, value: bytes, last: int | None) -> int | None:
-        kv = await self.js.key_value(subjects.JOBS_BUCKET)
+        kv = await self.js.key_value(self.bucket)
         try:
             if last is None:
                 return int(await kv.create(key, value))

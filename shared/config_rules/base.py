@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+from shared.aliases import default_alias
 from shared.config_state import ConfigState
 from shared.events import (
     CollectionRemoved,
@@ -160,17 +161,6 @@ def save_endpoint(body: dict[str, Any]) -> Rule:
 
 
 # ---------------------------------------------------------------- models
-
-
-def default_alias(served: str, endpoint: str, state: ConfigState) -> str:
-    """C-5: the served id's last `/` segment with `:` → `-`; `-<endpoint>` appended when that alias already
-    names a different model (retired ones included)."""
-    alias = served.rsplit("/", 1)[-1].replace(":", "-")
-    holder = state.models.get(alias) or (state.retired[alias].model if alias in state.retired else None)
-    taken = holder is not None and (holder.served, holder.endpoint) != (served, endpoint)
-    if taken or alias in state.renamed:  # a renamed-away alias is never reused either
-        alias = f"{alias}-{endpoint}"
-    return alias
 
 
 def alias_clashes(alias: str, served: str, endpoint: str, state: ConfigState) -> list[str]:

@@ -47,6 +47,8 @@ STATE_DEPENDENT = {
     "/api/models": "the endpoint must exist and the alias be free",
     "/api/sql": "the text must be one read-only SELECT over the ledger's tables",
     "/api/suite/run": "a pass needs a model on the bench that is left to test, and the task it names",
+    "/api/onboard-queue": "each item's endpoint must exist and list its served id, not yet on the bench",
+    "/api/onboard": "the endpoint must exist and list the served id, not yet on the bench",
 }
 
 # The catalog refresh reads its feeds from a closed local port: never from the internet, and quickly refused.

@@ -19,3 +19,11 @@ def test_only_the_callers_hold_the_provider_key(stack: Stack) -> None:
     assert callers and holders == callers
     assert stack.nats is not None and stack.nats.proc is not None
     assert KEY not in environment(stack.nats.proc.pid)
+
+
+def test_only_the_callers_are_told_where_the_secrets_file_is(stack: Stack) -> None:
+    """Keys typed at `--key-stdin` or got by a sign-in are in the data folder's secrets file: `bench up`
+    hands its path to the callers alone."""
+    where = f"BENCH_SECRETS_PATH={stack.home / 'secrets.env'}".encode()
+    told = {child.name for child in stack.children if child.proc and where in environment(child.proc.pid)}
+    assert told == {child.name for child in stack.children if child.service == "caller"}

@@ -12,10 +12,11 @@ from services.gateway.routes import (
     admin_ledger,
     admin_login,
     admin_models,
+    admin_onboard,
     admin_panels,
     admin_suite,
 )
 
 ADMIN_ROUTERS = (admin_config.router, admin_models.router, admin_endpoints.router, admin_keys.router,
                  admin_login.router, admin_ledger.router, admin_alerts.router, admin_suite.router,
-                 admin_panels.router, admin_catalog.router)
+                 admin_panels.router, admin_catalog.router, admin_onboard.router)

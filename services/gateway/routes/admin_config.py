@@ -29,6 +29,7 @@ from services.gateway.admin.schemas import (
     SettingsReply,
     StatusReply,
 )
+from services.gateway.routes import admin_onboard
 from services.gateway.routes.admin_base import AdminRoute, context, sent, write
 from services.gateway.routes.admin_models import feeds
 from shared import subjects
@@ -119,7 +120,7 @@ async def status(request: Request) -> dict[str, Any]:
         ctx.config, version=package_version(), gateway=f"{base}/v1", data=str(settings.home),
         scheduler=scheduler["mode"], jobs=scheduler["jobs"], auth=bool(token),
         keys_required=keys_required(token, settings.require_keys),
-    )}
+    ), "onboarding": await admin_onboard.summary(request)}
 
 
 @router.get("/api/scheduler", response_model=SchedulerReply, responses=REFUSALS)

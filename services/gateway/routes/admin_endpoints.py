@@ -121,8 +121,9 @@ async def endpoint_key(body: EndpointName, request: Request) -> dict[str, object
     found = await listing(ctx, ep)
     variable = key_variable(ep.name)
     where = (f"Keys live with the callers, never on the bus: set {variable} in the callers' environment, or "
-             "a file of that name in their BENCH_SECRETS_PATH (a mounted secret); they read it on each "
-             "call.")
+             "a file of that name in their BENCH_SECRETS_PATH (a mounted secret), or, with bench up, give "
+             f"it once with `bench endpoint add {ep.name} --base … --key-stdin` (the data folder's secrets "
+             "file); they read it on each call.")
     now = {True: "The callers have it: the model list answered.", False: "The callers do not have it yet.",
            None: f"The model list answered: {found.error}" if found.error else "The model list answered."}
     return {"ok": True, "name": ep.name, "key_variable": variable, "key_set": found.key_set,

@@ -275,6 +275,7 @@ def test_ledger_rebuild_with_yes(bench: Bench, server: FakeServer) -> None:
         ["collection", "save"], ["collection", "show"], ["collection", "rm"], ["key", "create"],
         ["key", "revoke"], ["settings", "gateway"], ["limits", "show"], ["limits", "connection"],
         ["limits", "model"], ["ledger", "rebuild"], ["mcp"], ["mcp", "stop-hook"], ["mcp", "install"],
+        ["endpoint", "connect"], ["onboard"], ["candidates"], ["dismiss"],
     ],
 )
 def test_every_command_help_has_an_example(bench: Bench, command: list[str]) -> None:
