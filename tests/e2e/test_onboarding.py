@@ -96,10 +96,18 @@ def test_an_onboarded_model_sits_in_route_mode_and_image_panels_exactly_when_its
     admin.post("/api/catalog/refresh", {"force": True})
     for served in (able, plain):
         provider.set_model(served, latency_ms=20)
-    done = bench("onboard", able, plain, "--endpoint", "fake", "--quick", "--ad-hoc", "--wait", url=stack.url)
+    done = bench("onboard", able, plain, "--endpoint", "fake", "--quick", "--wait", url=stack.url)
     assert done.returncode == 0, done.stderr
     aliases = {m["served"]: m["alias"] for m in admin.http.get("/api/models").json()["models"]}
     able_alias, plain_alias = aliases[able], aliases[plain]
+    try:
+        seated(stack, admin, tag, able_alias, plain_alias)
+    finally:  # retired, so they never sit as explorers on other modules' panels
+        for alias in (able_alias, plain_alias):
+            admin.post("/api/remove", {"alias": alias, "reason": "test over"})
+
+
+def seated(stack: Stack, admin: Admin, tag: str, able_alias: str, plain_alias: str) -> None:
 
     admin.collection(f"ob-{tag}", [able_alias, plain_alias])
     content = [{"type": "text", "text": "what is this?"},
