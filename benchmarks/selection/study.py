@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -15,21 +16,24 @@ from typing import Any
 from benchmarks.selection.panels import EXPLORER_RULES, Explorers, PanelRun, PanelSetup, run_panels
 from benchmarks.selection.plot import Series, line_chart
 from benchmarks.selection.route import CHANGES, RULES, Change, RouteRun, RouteSetup, Rule, run_route
-from services.seater.ranking import sampled_order
+from services.seater.ranking import LEADER_EXPLORE_CHANCE, led_order, sampled_order
 
 CLEAR_GAP = 0.1  # a best member at least this much more useful than the next is "clearly best"
 TARGET_SHARE, TARGET_FOLLOW, TARGET_FLOOR = 0.9, 100, 2.0  # issue 22: ≥90% at 200, ≤100 verdicts, 1 per 50
 START, END = "<!-- figures:start -->", "<!-- figures:end -->"
 
-# The rules compared: RM-3 as written, the sampling rule as shipped, and the sampling rule with other evidence
-# half-lives (none: every verdict counts forever), which show what the fading buys and costs.
-SHIPPED = RULES["sampling"]
+# The rules compared: RM-3 as written, the sampling rule, the leader rule as shipped, and variants (other
+# evidence half-lives, none: every verdict counts forever; twice the challenges) that show what fading and
+# exploring buy and cost.
+SHIPPED = RULES["leader"]
 STUDIED = (
-    RULES["verdicts"], SHIPPED,
-    *(Rule(f"sampling, half-life {h}", sampled_order, h) for h in (100, 200, 400)),
+    RULES["verdicts"], RULES["sampling"], SHIPPED,
+    Rule("sampling, half-life 200", sampled_order, 200),
     Rule("sampling, no fading", sampled_order, math.inf),
+    Rule("leader, challenges 10%", partial(led_order, challenge=0.1, explore=LEADER_EXPLORE_CHANCE)),
+    Rule("leader, no fading", led_order, math.inf),
 )
-PLOTTED = ("verdicts", "sampling", "sampling, no fading")
+PLOTTED = ("verdicts", "sampling", "leader", "leader, no fading")
 
 RouteRuns = dict[str, list[dict[Change, RouteRun]]]
 
@@ -77,8 +81,10 @@ def verdicts_text(value: float, horizon: int) -> str:
 
 def route_table(study: Study, setup: RouteSetup) -> str:
     checks = setup.checkpoints
-    clear_head = f"clear best (gap ≥ {CLEAR_GAP}) after {'/'.join(map(str, checks))}"
-    head = ["rule", *(f"best first after {n}" for n in checks), clear_head,
+    after = "/".join(map(str, checks))
+    clear_head = f"clear best (gap ≥ {CLEAR_GAP}) after {after}"
+    head = ["rule", *(f"best first after {n}" for n in checks), f"pooled after {after}", clear_head,
+            f"evidence's leader is the best after {after}",
             f"regret to {setup.change_at}", "least-played firsts /100",
             "follow: favourite turns bad", "follow: least played turns best"]
     rows = []
@@ -93,7 +99,9 @@ def route_table(study: Study, setup: RouteSetup) -> str:
             f"({sum(1 for r in runs if within(r[how].follow))}/{len(runs)} ≤ {TARGET_FOLLOW})"
             for how in CHANGES
         ]
-        rows.append([name, *shares, clear, f"{median(r.regret for r in before):.0f}",
+        pooled = "/".join(f"{statistics.mean(r.best_first[n] for r in before):.0%}" for n in checks)
+        right = "/".join(f"{statistics.mean(r.evidence_right[n] for r in before):.0%}" for n in checks)
+        rows.append([name, *shares, pooled, clear, right, f"{median(r.regret for r in before):.0f}",
                      f"{median(r.least_firsts_per_100() for r in before):.1f}", *follows])
     return markdown(head, rows)
 
@@ -125,12 +133,14 @@ def targets(study: Study, setup: RouteSetup) -> str:
     for name, runs in study.route.items():
         before = [r["worse"] for r in runs]
         share = median(r.best_first[setup.checkpoints[1]] for r in before)
+        pooled = statistics.mean(r.best_first[setup.checkpoints[1]] for r in before)
         floor = median(r.least_firsts_per_100() for r in before)
         follows = [follow_median([r[how] for r in runs]) for how in CHANGES]
         held = [share >= TARGET_SHARE, floor >= TARGET_FLOOR, *(f <= TARGET_FOLLOW for f in follows)]
         marks = ["holds" if ok else "misses" for ok in held]
         lines.append(f"- **{name}**: ≥ 90% best first after {setup.checkpoints[1]} verdicts {marks[0]} "
-                     f"({share:.0%}); ≥ 1 first seat per 50 conversations for every member {marks[1]} "
+                     f"({share:.0%} in the median seed, {pooled:.0%} pooled); ≥ 1 first seat per 50 "
+                     f"conversations for every member {marks[1]} "
                      f"({floor:.1f} per 100); follows its favourite turning bad within {TARGET_FOLLOW} "
                      f"verdicts {marks[2]}; follows the least played turning best {marks[3]}.")
     return "\n".join(lines)
