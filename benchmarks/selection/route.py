@@ -82,6 +82,7 @@ class RouteRun:
     # whatever the rule) was the best member: how far the evidence the rule gathered points the right way
     evidence_right: dict[int, float] = field(default_factory=dict)
     gap: dict[int, float] = field(default_factory=dict)  # checkpoint → best minus second-best usefulness
+    top_two: dict[int, tuple[float, float]] = field(default_factory=dict)  # checkpoint → the two best's worth
     regret: float = 0.0  # summed over conversations until the change
     firsts: dict[str, int] = field(default_factory=dict)  # first seats between checkpoints[1] and the change
     window: int = 0  # conversations counted in `firsts`
@@ -205,6 +206,7 @@ class RouteSim:
             run.evidence_right[n] = self.right[n].value()
             worths = sorted(map(self.worth, self.aliases))
             run.gap[n] = worths[-1] - worths[-2]
+            run.top_two[n] = (worths[-1], worths[-2])
         if n % CURVE_EVERY == 0:
             run.curve.append((n, self.block.value()))
             self.block = Share()
