@@ -15,6 +15,7 @@ from statistics import NormalDist
 from typing import Any
 
 from benchmarks.selection.panels import EXPLORER_RULES, Explorers, PanelRun, PanelSetup, run_panels
+from benchmarks.selection.picking import PICKERS, Picker, PickRun, PickSetup, run_picking
 from benchmarks.selection.plot import Series, line_chart
 from benchmarks.selection.route import CHANGES, RULES, Change, RouteRun, RouteSetup, Rule, run_route
 from services.seater.ranking import LEADER_EXPLORE_CHANCE, led_order, sampled_order
@@ -42,6 +43,7 @@ RouteRuns = dict[str, list[dict[Change, RouteRun]]]
 class Study:
     route: RouteRuns
     panels: dict[tuple[Explorers, Change], list[PanelRun]]
+    picking: dict[Picker, list[PickRun]]
     seeds: int
 
 
@@ -58,7 +60,9 @@ def run_study(
                       for rule in STUDIED}
         panel_runs = {key: list(run(run_panels, range(seeds), repeat(setup)))
                       for key, setup in panel_setups.items()}
-    return Study(route=route_runs, panels=panel_runs, seeds=seeds)
+        pick_runs = {picker: list(run(run_picking, range(seeds), repeat(PickSetup(picker=picker))))
+                     for picker in PICKERS}
+    return Study(route=route_runs, panels=panel_runs, picking=pick_runs, seeds=seeds)
 
 
 def median(values: Iterable[float]) -> float:
@@ -142,6 +146,16 @@ def panel_table(study: Study) -> str:
     return markdown(head, rows)
 
 
+def picking_table(study: Study) -> str:
+    head = ["shape picker", "useful explorer seats / panel",
+            "specialist explorer seats on their shape / panel", "least-seated pool model /100 panels"]
+    rows = [[picker, f"{median(r.per_panel(r.useful_explorer_seats) for r in runs):.2f}",
+             f"{median(r.per_panel(r.specialist_seats) for r in runs):.2f}",
+             f"{median(r.least_seats_per_100() for r in runs):.1f}"]
+            for picker, runs in study.picking.items()]
+    return markdown(head, rows)
+
+
 def markdown(head: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -195,6 +209,8 @@ def report(study: Study, setup: RouteSetup, command: str) -> str:
         "![route, the favourite turns bad](selection/route-worse.svg)\n\n"
         "![route, the least played turns best](selection/route-better.svg)",
         "### Panels (explorers by staleness as P-7 says, or one chair by sampling)\n\n" + panel_table(study),
+        "### The shape picker (a shapeless collection; requests general, code or quick)\n\n"
+        + picking_table(study),
     ])
 
 
