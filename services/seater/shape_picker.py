@@ -70,7 +70,8 @@ def pick_call(call: str, model: ModelRegistered, config: ConfigState, text: str,
         endpoint=endpoint.name, base=endpoint.base, api=endpoint.api, headers=dict(endpoint.headers),
         connection=config.connection_of(model.alias), task="shape of a request (P-4)", purpose="decision",
         messages=question(text), deadline=now.timestamp() + PICK_TIMEOUT_S, timeout_s=PICK_TIMEOUT_S,
-        retries=0, config_seq=config.seq,
+        retries=0, options={"max_tokens": model.max_tokens} if model.max_tokens else {},
+        config_seq=config.seq,
     )
 
 
