@@ -5,6 +5,7 @@ production has. Its answer names the shape; its silence and its nonsense fall ba
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from services.seater.planning import Draft, plan_panel
 from services.seater.rotation import Rotation
@@ -19,6 +20,7 @@ from shared.natsserver import NatsServer
 from tests.fakes.provider import FakeProvider
 from tests.integration.caller.conftest import CallerProcess, callers, module_nats, provider, saved_endpoints
 from tests.integration.caller.test_caller_service import caller_env
+from tests.integration.seater.test_seater import Seaters, ask, explorer_aliases
 
 __all__ = ["callers", "module_nats", "provider", "saved_endpoints"]
 
@@ -84,3 +86,22 @@ async def test_a_nonsense_answer_falls_back_to_general(
     callers(caller_env())
     assert await picked(nats_server, config) == Picked(
         "general", "pick-odd failed (no choice in its answer: 'I like turtles')")
+
+
+async def test_a_seater_process_plans_with_the_picked_shape(
+    nats_server: NatsServer, nc: bus.NATS, provider: FakeProvider, saved_endpoints: list[EndpointSaved],
+    callers: Callable[..., CallerProcess], tmp_path: Path,
+) -> None:
+    """The whole path: the plan RPC carries the text, the seater asks through a caller, the plan has the
+    shape, its why and the explorers the shape admits (a `code` model among them)."""
+    provider.set_model("pick-plan", answer='{"choice": "code", "confidence": 0.92}')
+    await bench_with(nc, saved_endpoints, "pick-plan")
+    callers(caller_env())
+    seaters = Seaters(nats_server, tmp_path)
+    try:
+        await seaters.start(nc)
+        plan = await ask(nc, text=TEXT)
+    finally:
+        seaters.stop_all()
+    assert (plan.shape, plan.shape_by) == ("code", "pick-plan, 0.92")
+    assert sorted(explorer_aliases(plan)) == ["c1", "g1"]
