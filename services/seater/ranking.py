@@ -85,9 +85,10 @@ def led_order(
     `explore`, the stalest fresh member goes first, as in RM-3. Until some member has a verdict nobody
     challenges."""
     evidence = {a: rotation.recently_useful(a) for a in members}
-    mean = {a: _belief_draw(*evidence[a], 0.5) for a in members}
-    ranked = sorted(members, key=lambda a: (rotation.cooling(a, now), -mean[a], -rotation.suite.findings(a)))
-    fresh = [a for a in ranked if not rotation.cooling(a, now)]
+    key = {a: (rotation.cooling(a, now), -_belief_draw(*evidence[a], 0.5), -rotation.suite.findings(a))
+           for a in members}
+    ranked = sorted(members, key=key.__getitem__)
+    fresh = [a for a in ranked if not key[a][0]]
     if len(fresh) > 1 and any(judged for _, judged in evidence.values()) and draw() < challenge:
         drawn = {a: _belief_draw(*evidence[a], draw()) for a in fresh[1:]}
         rival = max(fresh[1:], key=drawn.__getitem__)
