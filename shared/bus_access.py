@@ -128,10 +128,12 @@ GRANTS: dict[str, Grant] = {
         ),
         subscribe=(f"{subjects.SEAT_PREFIX}.>", RELAY_FRAMES, f"{subjects.ONBOARD_PREFIX}.>"),
     ),
-    # Plans panels and route turns from its fold; records who was seated.
+    # Plans panels and route turns from its fold; records who was seated; queues the shape picker's question
+    # for the callers and hears its completion (P-4).
     "seater": service_base("seater") + reads_stream(EVENTS) + uses_bucket(subjects.IDS_BUCKET) + Grant(
-        publish=(f"{subjects.PANEL_PREFIX}.>",),
-        subscribe=(subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, subjects.RPC_SEATER_RANK),
+        publish=(f"{subjects.PANEL_PREFIX}.>", subjects.CALLS_ALL),
+        subscribe=(subjects.RPC_SEATER_PLAN, subjects.RPC_SEATER_ROUTE, subjects.RPC_SEATER_RANK,
+                   f"{subjects.SEAT_PREFIX}.>"),
     ),
     # The only holder of provider keys: takes seat calls from the work queue, lists models for the gateway,
     # streams route turns back to the gateway that asked, records seats, usage and learned limits.

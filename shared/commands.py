@@ -38,7 +38,7 @@ class SeatCall(BaseModel):
     connection: str
     collection: str = ""
     task: str = ""
-    purpose: Literal["panel", "merger", "route", "probe", "shadow", "suite"] = "panel"
+    purpose: Literal["panel", "merger", "route", "probe", "shadow", "suite", "decision"] = "panel"
     messages: list[Msg]
     options: dict[str, Any] = Field(default_factory=dict)
     deadline: float  # epoch seconds (UTC); no answer by then is `no answer in <n>s`
@@ -49,12 +49,26 @@ class SeatCall(BaseModel):
     config_seq: int = 0
 
 
+# P-4's shape picker: the seater waits this long for the decision model's answer (through a caller), and
+# this much more for a caller's word; a plan that asks the picker takes that much longer.
+PICK_TIMEOUT_S = 15.0
+PICK_GRACE_S = 2.0
+PICK_TEXT_LIMIT = 20_000
+
+
+def picker_text(system: str, prompt: str) -> str:
+    """P-4: what the shape picker reads, the system and the prompt text a blank line apart, cut short."""
+    return "\n\n".join(part for part in (system, prompt) if part)[:PICK_TEXT_LIMIT]
+
+
 class PlanRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     collection: str
     with_: list[str] = Field(default_factory=list, alias="with")
     has_images: bool = False
     estimate: int = 0
+    # What the shape picker is asked about (P-4, `picker_text`); empty when the asker has none.
+    text: str = Field(default="", max_length=PICK_TEXT_LIMIT)
     key: str = "local"
     reply: Literal["all", "merged"] = "all"
     # The asker's config position: the seater folds at least this far before planning (read-your-writes

@@ -78,6 +78,14 @@ class ConfigState:
     catalog_refreshed: datetime | None = None
     seq: int = 0  # last stream sequence of a config event folded
 
+    def decision_model(self) -> ModelRegistered | None:
+        """The shape picker (P-4, C-9): the first registered decision model that is not ad hoc and whose
+        endpoint is saved. The gateway reads it too, to know whether a plan may wait for the picker."""
+        for model in self.models.values():
+            if model.role == "decision" and not model.ad_hoc and model.endpoint in self.endpoints:
+                return model
+        return None
+
     def apply(self, event: EventBase, seq: int = 0) -> None:
         """Fold one event with its type's handler; an event of a type with none (not about configuration)
         only moves `seq` on."""

@@ -312,7 +312,7 @@ class SeatCompleted(ProviderCall):
     panel: str
     seat: str
     task: str = ""
-    purpose: Literal["panel", "merger", "route", "probe", "shadow", "suite"] = "panel"
+    purpose: Literal["panel", "merger", "route", "probe", "shadow", "suite", "decision"] = "panel"
     answer: str = ""
     tool_calls: int = 0  # tool calls the reply made (HL-3's capabilities probe reads it)
     first_token_s: float | None = None  # a streamed reply's first event, seconds after sending (HL-2)

@@ -115,9 +115,10 @@ class GatewaySettings(BusSettings):
 
 
 class SeaterSettings(BusSettings):
-    # RM-3: how route mode orders a new conversation's members: `sampling` (Thompson sampling over recent
-    # verdicts, chosen by the study in docs/selection.md) or `verdicts` (useful verdicts overall, as written).
-    route_ranking: Literal["sampling", "verdicts"] = "sampling"
+    # RM-3: how route mode orders a new conversation's members: `leader` (the best recent record first, a
+    # few starts for challengers; chosen by the study in docs/selection.md), `sampling` (Thompson sampling
+    # over recent verdicts) or `verdicts` (useful verdicts overall, as written).
+    route_ranking: Literal["leader", "sampling", "verdicts"] = "leader"
 
 
 class CallerSettings(BusSettings):

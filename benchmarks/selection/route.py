@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Literal
 
 from benchmarks.selection.world import COOLDOWN, Clock, Judge, models
-from services.seater.ranking import ROUTE_RANKINGS, RouteRanking
+from services.seater.ranking import ROUTE_RANKINGS, RouteRanking, led_order, never_first
 from services.seater.rotation import HALF_LIFE, Rotation
 from shared.events import CooldownStarted, SeatCompleted, VerdictRecorded
 
@@ -78,7 +78,11 @@ class Share:
 @dataclass
 class RouteRun:
     best_first: dict[int, float] = field(default_factory=dict)  # checkpoint → share of best-first starts
+    # checkpoint → share of the window's conversations where the evidence's leader (the highest mean belief,
+    # whatever the rule) was the best member: how far the evidence the rule gathered points the right way
+    evidence_right: dict[int, float] = field(default_factory=dict)
     gap: dict[int, float] = field(default_factory=dict)  # checkpoint → best minus second-best usefulness
+    top_two: dict[int, tuple[float, float]] = field(default_factory=dict)  # checkpoint → the two best's worth
     regret: float = 0.0  # summed over conversations until the change
     firsts: dict[str, int] = field(default_factory=dict)  # first seats between checkpoints[1] and the change
     window: int = 0  # conversations counted in `firsts`
@@ -105,6 +109,7 @@ class RouteSim:
         self.conversation = 0
         self.run = RouteRun(firsts=dict.fromkeys(self.aliases, 0))
         self.windows = {n: Share() for n in setup.checkpoints}
+        self.right = {n: Share() for n in setup.checkpoints}
         self.block = Share()  # realized starts since the last curve point
         self.since_check = Share()  # probed starts by the changed member since the last follow check
         self.changed: tuple[str, Change] | None = None
@@ -178,6 +183,7 @@ class RouteSim:
         for n, share in self.windows.items():
             if n - WINDOW <= self.verdicts < n:
                 share.add(self.probed(now, best, PROBES))
+                self.right[n].add(led_order(list(self.aliases), self.rotation, now, never_first)[0] == best)
         if self.changed is not None and self.run.follow is None:
             self.since_check.add(self.probed(now, self.changed[0], PROBES // 2))
 
@@ -197,8 +203,10 @@ class RouteSim:
         n, setup, run = self.verdicts, self.setup, self.run
         if n in self.windows:
             run.best_first[n] = self.windows[n].value()
+            run.evidence_right[n] = self.right[n].value()
             worths = sorted(map(self.worth, self.aliases))
             run.gap[n] = worths[-1] - worths[-2]
+            run.top_two[n] = (worths[-1], worths[-2])
         if n % CURVE_EVERY == 0:
             run.curve.append((n, self.block.value()))
             self.block = Share()

@@ -72,6 +72,9 @@ class CallOutcome:
     connection_failed: bool = False
     quotas: list[Quota] = field(default_factory=list)  # what the reply said about the provider's limits
     first_token_s: float | None = None  # a streamed reply: its first event, seconds after sending
+    # When the request's last byte left (wall clock; None: unknown). A provider counts its windows from the
+    # request's arrival, so the pacer counts this attempt's from here too (L-2).
+    sent_at: float | None = None
 
     @property
     def produced_output(self) -> bool:

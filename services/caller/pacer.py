@@ -96,15 +96,17 @@ class Pacer:
             lost += 1
         raise RuntimeError("bench_limits: no write won after many tries")
 
-    async def settle(self, call: SeatCall, ticket: Ticket | None, tokens: int, quotas: list[Quota]) -> None:
-        """An attempt is over: its tokens replace the estimate and the quotas it reported are kept."""
+    async def settle(self, call: SeatCall, ticket: Ticket | None, tokens: int, quotas: list[Quota],
+                     sent_at: float | None = None) -> None:
+        """An attempt is over: its tokens replace the estimate, its window starts when it was sent (if
+        known), and the quotas it reported are kept."""
         if ticket is None and not quotas:
             return
         for _ in range(WRITE_TRIES):
             doc, revision = await self.store.read(call.connection)
             pacing.tidy(doc, self.clock())
             if ticket is not None:
-                pacing.settle(doc, ticket.slot, tokens)
+                pacing.settle(doc, ticket.slot, tokens, sent_at)
             pacing.remember(doc, call.alias, quotas)
             if await self.store.write(call.connection, doc, revision):
                 return

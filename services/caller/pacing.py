@@ -225,11 +225,17 @@ def take(doc: Windows, alias: str, tokens: int, now: float, until: float, slot: 
     doc.months[key] = doc.months.get(key, 0) + 1
 
 
-def settle(doc: Windows, slot: str, tokens: int) -> None:
-    """The attempt is over: its tokens are now the provider's count (or our estimate)."""
+def settle(doc: Windows, slot: str, tokens: int, sent_at: float | None = None) -> None:
+    """The attempt is over: its tokens are now the provider's count (or our estimate), and its windows
+    count from `sent_at`, when its last byte left, if that is later than its admission. A provider counts
+    from the request's arrival; counting from the admission, a call whose sending took longer (a new
+    connection) would age out of our minute before it left the provider's. Only ever later: an attempt
+    never frees room sooner than it was admitted."""
     for e in doc.entries:
         if e.slot == slot:
             e.tokens, e.until, e.slot = tokens, 0.0, ""
+            if sent_at is not None and sent_at > e.t:
+                e.t = sent_at
             return
 
 

@@ -14,10 +14,12 @@ import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from functools import lru_cache
 from urllib.parse import urlsplit
 
 import httpx
+from aiohttp import ClientSession, TCPConnector, TraceConfig
 from httpx_aiohttp import AiohttpTransport, HttpxAiohttpClient
 
 from services.caller.adapters import ADAPTERS, Adapter
@@ -46,11 +48,35 @@ class ReplyTooLarge(Exception):
 TIMEOUTS = {"connect": CONNECT_TIMEOUT_S, "read": None, "write": WRITE_TIMEOUT_S, "pool": None}
 
 
+# The request this task has in flight: the clock to read and where to note each moment its headers or a piece
+# of its body were written. The last is when it left, where a provider starts counting it (L-2).
+SENDING: ContextVar[tuple[Callable[[], float], list[float]] | None] = ContextVar("sending", default=None)
+
+
+async def _note_sending(*_: object) -> None:
+    sending = SENDING.get()
+    if sending is not None:
+        clock, moments = sending
+        moments.append(clock())
+
+
+class NotingTransport(AiohttpTransport):
+    """aiohttp's transport, its session telling `SENDING` when a request's bytes are written."""
+
+    def get_client(self) -> ClientSession:
+        trace = TraceConfig()
+        trace.on_request_headers_sent.append(_note_sending)
+        trace.on_request_chunk_sent.append(_note_sending)
+        connector = TCPConnector(keepalive_timeout=self.limits.keepalive_expiry, ssl=self.ssl_context,
+                                 limit=self.limits.max_connections or 0)
+        return ClientSession(connector=connector, trace_configs=[trace])
+
+
 def make_transport(max_connections: int) -> httpx.AsyncBaseTransport:
     """One per process, its connections kept alive and shared by every call. It never follows a redirect
     (SEC-8: a redirect would carry the key elsewhere)."""
     limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-    return AiohttpTransport(limits=limits)
+    return NotingTransport(limits=limits)
 
 
 def make_client(transport: httpx.AsyncBaseTransport) -> httpx.AsyncClient:
@@ -168,7 +194,7 @@ class Upstream:
         outcome = await send(request)
         tally.answered(outcome)
         used = outcome.usage.tokens_in + outcome.usage.tokens_out if outcome.usage else tokens
-        await self.pacer.settle(call, open_ticket.ticket, used, outcome.quotas)
+        await self.pacer.settle(call, open_ticket.ticket, used, outcome.quotas, outcome.sent_at)
         open_ticket.ticket = None
         return outcome
 
@@ -181,16 +207,29 @@ class Upstream:
         """One HTTP request, its 2xx reply read by `read`; every failure becomes an outcome, none an
         exception."""
         host = (urlsplit(request.url).hostname or "").lower()
+        left: list[float] = []
+        noting = SENDING.set((self.clock, left))
+        try:
+            return await self._exchange(request, read, host, left)
+        finally:
+            SENDING.reset(noting)
+
+    async def _exchange(
+        self, request: UpstreamRequest, read: Callable[[httpx.Response], Awaitable[CallOutcome]], host: str,
+        left: list[float],
+    ) -> CallOutcome:
         try:
             sent = httpx.Request(request.method, parsed_url(request.url), headers=request.headers,
                                  content=request.text.encode(), extensions={"timeout": TIMEOUTS})
             resp = await self.transport.handle_async_request(sent)
             try:
                 if not 200 <= resp.status_code < 300:
-                    return await self._http_error(resp, host, self.clock())
-                outcome = await read(resp)
-                outcome.http_status = resp.status_code
-                outcome.quotas = quotas_from(resp.headers, resp.status_code, "", host, self.clock())
+                    outcome = await self._http_error(resp, host, self.clock())
+                else:
+                    outcome = await read(resp)
+                    outcome.http_status = resp.status_code
+                    outcome.quotas = quotas_from(resp.headers, resp.status_code, "", host, self.clock())
+                outcome.sent_at = max(left) if left else None
                 return outcome
             finally:
                 await resp.aclose()

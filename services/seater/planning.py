@@ -13,7 +13,7 @@ from datetime import datetime
 
 from services.seater.ranking import merger_candidates
 from services.seater.rotation import Rotation, as_utc
-from services.seater.shapes import COLLECTION_SHAPES, admits
+from services.seater.shapes import COLLECTION_SHAPES, Picked, admits
 from shared.alerts import paid_hold, retiring
 from shared.commands import MergerCandidate, Plan, PlanRefusal, PlanRequest
 from shared.config_state import ConfigState, RetiredModel, family
@@ -142,9 +142,16 @@ def retired_from(
 # ---------------------------------------------------------------- the plan
 
 
+def explorer_seats_of(col: CollectionSaved, config: ConfigState) -> int:
+    """P-3: the explorer seats of a panel of this collection (members counted after the retired skip and
+    the cap), at most two."""
+    return min(config.explorer_count(len(_members(col, config, []))), len(EXPLORER_SEATS))
+
+
 def plan_panel(
-    request: PlanRequest, config: ConfigState, rotation: Rotation, now: datetime
+    request: PlanRequest, config: ConfigState, rotation: Rotation, now: datetime, picked: Picked | None = None
 ) -> Draft | PlanRefusal:
+    """`picked`: the shape picker's answer (P-4), when the seater asked it."""
     col = saved_collection(request.collection, config)
     if isinstance(col, PlanRefusal):
         return col
@@ -163,7 +170,7 @@ def plan_panel(
     if request.reply == "merged":
         skipped += _merger_skips(col, config)
     nominees = _nominees(request.with_, col, config, skipped)
-    shape, shape_by = _shape(col, request.has_images, explorer_seats)
+    shape, shape_by = _shape(col, request.has_images, explorer_seats, picked)
     explorers = _nominated(nominees[:explorer_seats], request.has_images, config, skipped)
     _fill_by_staleness(explorers, explorer_seats, col, shape, request, config, rotation, now)
     if not sitting and not explorers:
@@ -305,14 +312,17 @@ def _merger_skips(col: CollectionSaved, config: ConfigState) -> list[Skip]:
     return skips
 
 
-def _shape(col: CollectionSaved, images: bool, explorer_seats: int) -> tuple[str, str]:
-    """P-4 without the decision-model picker (none is onboarded on the bus yet)."""
+def _shape(col: CollectionSaved, images: bool, explorer_seats: int, picked: Picked | None) -> tuple[str, str]:
+    """P-4: images, no explorer seats, the collection's own shape, then the picker's answer if it was
+    asked (`shape_picker`)."""
     if images and not col.shape:
         return "vision", "the request carries images"
     if explorer_seats == 0:
         return col.shape or "general", "no explorer seats to fill"
     if col.shape:
         return col.shape, "set on the collection"
+    if picked is not None:
+        return picked
     return "general", "no decision model onboarded"
 
 

@@ -17,6 +17,10 @@ from shared.events import CollectionSaved
 EXPLORE_FIRST_CHANCE = 0.25
 # The sampling rule explores by its own doubt; this small floor keeps every fresh member some first turns.
 SAMPLING_EXPLORE_CHANCE = 0.05
+# The leader rule (docs/selection.md): how often a challenger drawn by Thompson sampling goes first instead
+# of the leader, and how often the stalest fresh member does (the floor under every member's playing time).
+LEADER_CHALLENGE_CHANCE = 0.05
+LEADER_EXPLORE_CHANCE = 0.03
 
 # A route ranking: (eligible members, rotation, now, a draw in [0, 1)) → the members, first to try first.
 RouteRanking = Callable[[list[str], Rotation, datetime, Callable[[], float]], list[str]]
@@ -63,6 +67,33 @@ def sampled_order(
     else:
         drawn = dict.fromkeys(members, 0.0)
     ranked = sorted(members, key=lambda a: (rotation.cooling(a, now), -drawn[a], -rotation.suite.findings(a)))
+    return _stalest_first(ranked, rotation, now, draw, explore)
+
+
+def led_order(
+    members: list[str], rotation: Rotation, now: datetime, draw: Callable[[], float],
+    challenge: float = LEADER_CHALLENGE_CHANCE, explore: float = LEADER_EXPLORE_CHANCE,
+) -> list[str]:
+    """The leader first: the member whose recent verdicts (`Rotation.recently_useful`) give the highest
+    expected chance of a useful answer, its Beta(1 + useful, 1 + not useful) mean; the others after it the
+    same way, resting members last, equal means by verified suite findings (T-5), then member order.
+
+    Sampling's every start is a gamble in proportion to its doubt; here the leader starts nearly every
+    conversation and doubt is paid for in a fixed share. With chance `challenge` (`draw()` in [0, 1)) the
+    challenger goes first: the fresh member, leader aside, with the highest draw from its belief (one draw
+    each, in member order), so challenges go to members the evidence has not ruled out. Then, with chance
+    `explore`, the stalest fresh member goes first, as in RM-3. Until some member has a verdict nobody
+    challenges."""
+    evidence = {a: rotation.recently_useful(a) for a in members}
+    key = {a: (rotation.cooling(a, now), -_belief_draw(*evidence[a], 0.5), -rotation.suite.findings(a))
+           for a in members}
+    ranked = sorted(members, key=key.__getitem__)
+    fresh = [a for a in ranked if not key[a][0]]
+    if len(fresh) > 1 and any(judged for _, judged in evidence.values()) and draw() < challenge:
+        drawn = {a: _belief_draw(*evidence[a], draw()) for a in fresh[1:]}
+        rival = max(fresh[1:], key=drawn.__getitem__)
+        ranked.remove(rival)
+        ranked.insert(0, rival)
     return _stalest_first(ranked, rotation, now, draw, explore)
 
 
@@ -123,4 +154,6 @@ def explain(
 
 
 # BENCH_ROUTE_RANKING picks one (SeaterSettings.route_ranking).
-ROUTE_RANKINGS: dict[str, RouteRanking] = {"verdicts": route_order, "sampling": sampled_order}
+ROUTE_RANKINGS: dict[str, RouteRanking] = {
+    "verdicts": route_order, "sampling": sampled_order, "leader": led_order,
+}

@@ -21,6 +21,7 @@ from nats.js.errors import APIError, NotFoundError
 from services.seater.panel_ids import drawn_id
 from services.seater.planning import Draft, plan_panel
 from services.seater.rotation import NEVER, Rotation
+from services.seater.shape_asking import ShapeAsker
 from services.seater.slot_lease import SlotLease
 from shared import bus, rpc, subjects
 from shared.commands import Plan, PlanRefusal, PlanRequest
@@ -66,6 +67,7 @@ class Seater:
         self.config = ConfigState()
         self.rotation = Rotation()
         self.clock = Clock()
+        self.shapes = ShapeAsker(nc)
         self.projection = bus.Projection(self.js, FOLDED, self._fold, name="seater")
         self.lease: SlotLease | None = None
         self._sub: Any = None
@@ -107,8 +109,9 @@ class Seater:
         """The plan (or the planner's refusal of this request), and the ack still to come of its
         `PanelSeated` when its id is from the leased slot. A seater that cannot plan now raises a 503."""
         await self.ready(request.config_seq)
+        picked = await self.shapes.pick(request, self.config)
         now = self.clock.next()
-        draft = plan_panel(request, self.config, self.rotation, now)
+        draft = plan_panel(request, self.config, self.rotation, now, picked)
         if isinstance(draft, PlanRefusal):
             log.info("panel_refused", status=draft.status, collection=request.collection)
             return Plan(refusal=draft), None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 SHAPE_ROLES: dict[str, frozenset[str]] = {
     "general": frozenset({"general"}),
     "design": frozenset({"general"}),
@@ -20,3 +22,10 @@ COLLECTION_SHAPES = tuple(s for s in SHAPE_ROLES if s != "image")
 
 def admits(shape: str, role: str) -> bool:
     return role in SHAPE_ROLES.get(shape, frozenset())
+
+
+class Picked(NamedTuple):
+    """The shape a request was given and why (SPEC P-4's `shape_by`)."""
+
+    shape: str
+    by: str

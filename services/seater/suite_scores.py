@@ -40,6 +40,8 @@ class SuiteScores:
             self.latest[key], self.seqs[key] = event, seq
 
     def recall(self, alias: str, shape: str | None = None) -> Recall:
+        if not self.latest:  # asked for every member of every route ranking: most benches have no suite yet
+            return Recall()
         counted = [e for (a, _), e in self.latest.items()
                    if a == alias and e.recall and (shape is None or e.shape == shape)]
         found = sum(len(e.found) for e in counted)

@@ -42,7 +42,7 @@ from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Up
 from services.gateway.panel.resolve import Resolved
 from services.gateway.updates import Updates
 from shared import bus, metrics, subjects
-from shared.commands import Plan, PlanRequest
+from shared.commands import PICK_GRACE_S, PICK_TIMEOUT_S, Plan, PlanRequest, picker_text
 from shared.config_state import ConfigState
 from shared.events import SeatCompleted, SeatPlan, decode_event
 from shared.settings import GatewaySettings
@@ -187,12 +187,17 @@ class PanelRunner:
             return Merge(seat=seat, note=f"{who} could not be asked ({why})")
 
     async def _plan(self, ask: Ask, resolved: Resolved) -> Plan:
+        picking = ask.images == 0 and self.config.decision_model() is not None
         request = PlanRequest(
             collection=resolved.name, with_=ask.with_, has_images=ask.images > 0, estimate=ask.estimate,
             key=ask.caller, reply=resolved.panel_mode, config_seq=self.config.seq,
+            text=picker_text(ask.system, ask.prompt) if picking else "",
         )
         # A seater that died holding the request, or none up for a moment: asked again within the patience.
-        plan = await bus_calls.ask(self.nc, subjects.RPC_SEATER_PLAN, request, Plan, PLAN_TIMEOUT_S,
+        # With a shape picker registered (P-4), the seater may first wait for its answer; without one a plan
+        # is waited for no longer than ever, so a seater lost mid-plan costs seconds, not the picker's wait.
+        wait = PLAN_TIMEOUT_S + (PICK_TIMEOUT_S + PICK_GRACE_S if picking else 0.0)
+        plan = await bus_calls.ask(self.nc, subjects.RPC_SEATER_PLAN, request, Plan, wait,
                                    self.settings.seater_patience_s)
         if plan.refusal is not None:
             raise Refusal(plan.refusal.status, plan.refusal.message)

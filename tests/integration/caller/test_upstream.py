@@ -9,6 +9,7 @@ import pytest
 
 from services.caller.upstream import Upstream
 from shared.commands import SeatCall
+from shared.events import LimitsSaved
 from tests.fakes.provider import FakeProvider
 from tests.integration.caller.conftest import UPSTREAM_KEY as KEY
 from tests.integration.caller.conftest import Rig
@@ -179,3 +180,15 @@ async def test_connection_refused_is_retried_then_reported(rig: Rig, provider: F
     report = await rig.upstream.call(seat_call(provider, "u-down", endpoint="down", base=down))
     assert report.attempts == 3 and report.outcome.connection_failed
     assert report.outcome.error.startswith("Error: client failed: connection error")
+
+
+async def test_a_paced_calls_window_counts_from_when_it_left(provider: FakeProvider, rig: Rig) -> None:
+    """L-2: the slot is stamped with the moment the request's bytes were written, which comes after the
+    admission and before the provider's own arrival stamp, so both count the same minute."""
+    rig.book.config.apply(LimitsSaved(id="cfg:rpm-left", scope="connection", name="fake", rpm=1000))
+    before = time.time()
+    report = await rig.upstream.call(seat_call(provider, "u-left"))
+    [entry] = [e for e in (await rig.store.read("fake"))[0].entries if e.alias == "u-left"]
+    [sent] = sent_for(provider, "u-left")
+    assert report.outcome.error == "" and report.outcome.sent_at == entry.t
+    assert before < entry.t <= sent["at"]

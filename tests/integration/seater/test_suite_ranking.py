@@ -53,6 +53,6 @@ async def test_suite_findings_rank_route_mode_and_survive_a_restart(nc: bus.NATS
     await seaters.start(nc)
     assert await ranked(nc) == ["x1", "x2", "x3", "x4"]
     _, rotation = await replay(nc)
-    # Nobody has a verdict: either rule orders by findings (the seater runs the default, sampling).
+    # Nobody has a verdict: every rule orders by findings (the seater runs the default, leader).
     for ranking in ROUTE_RANKINGS.values():
         assert ranking(MEMBERS, rotation, utcnow(), lambda: 0.9) == ["x1", "x2", "x3", "x4"]

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from benchmarks.selection.__main__ import DOC
 from benchmarks.selection.panels import Explorers, PanelSetup, PanelSim, run_panels
+from benchmarks.selection.picking import PickSetup, run_picking
 from benchmarks.selection.route import CHECK_EVERY, RULES, Change, RouteSetup, RouteSim, Rule, run_route
-from benchmarks.selection.study import END, START, report, run_study, write
+from benchmarks.selection.study import END, START, report, run_study, told_apart, write
 from benchmarks.selection.world import Judge
 from services.seater.rotation import Rotation
 
@@ -50,6 +51,8 @@ def test_route_measures_tell_a_rule_that_knows_from_one_that_errs() -> None:
     assert all(oracle.best_first[n] == 1.0 for n in SMALL.checkpoints)
     assert all(contrarian.best_first[n] < 0.5 for n in SMALL.checkpoints)
     assert oracle.regret == 0.0 < contrarian.regret
+    # The contrarian never plays the best, so its evidence never singles the best out; the oracle's does.
+    assert max(contrarian.evidence_right.values()) == 0.0 < max(oracle.evidence_right.values())
     assert oracle.least_firsts_per_100() < 100 / SMALL.members  # the oracle never explores
 
 
@@ -125,3 +128,19 @@ def test_the_sampled_explorer_chair_goes_to_the_pool_model_that_proves_useful() 
     favoured, sampled_floor = seats_of_the_useful_one("one sampled")
     assert even == 50 and floor == 25.0  # two chairs, eight pool models, by turns
     assert favoured > 150 and sampled_floor > 2.0  # the other chair still goes round
+
+
+def test_the_bound_grows_with_verdicts_and_the_gap_and_shrinks_with_noise() -> None:
+    assert told_apart((0.7, 0.6), 200, 0.1) < told_apart((0.7, 0.6), 1000, 0.1) < 1.0
+    assert told_apart((0.7, 0.65), 200, 0.1) < told_apart((0.7, 0.6), 200, 0.1)
+    assert told_apart((0.7, 0.6), 200, 0.3) < told_apart((0.7, 0.6), 200, 0.1)
+    assert told_apart((0.7, 0.7), 200, 0.1) == 0.5
+
+
+def test_the_shape_picker_lets_specialists_explore_their_own_shape() -> None:
+    none, right = PickSetup(panels=90), PickSetup(panels=90, picker="always right")
+    assert run_picking(2, right) == run_picking(2, right)
+    without, picked = run_picking(2, none), run_picking(2, right)
+    # Without a picker every request is `general`: only general models explore, no specialist ever does.
+    assert without.specialist_seats == 0 and without.least_seats_per_100() == 0.0
+    assert picked.per_panel(picked.specialist_seats) > 0.5 and picked.least_seats_per_100() > 2.0

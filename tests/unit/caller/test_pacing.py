@@ -183,3 +183,41 @@ def test_wait_words() -> None:
 def test_entry_counts_in_its_window_or_while_in_flight() -> None:
     assert Entry(NOW - 10, "m", 1, 1).counts(NOW, 60) and not Entry(NOW - 61, "m", 1, 1).counts(NOW, 60)
     assert Entry(NOW - 61, "m", 1, 1, until=NOW + 1).counts(NOW, 60)
+
+
+def test_a_settled_call_counts_from_when_it_left_never_from_earlier() -> None:
+    """L-2: a provider counts a request from its arrival, so the pacer counts an attempt from when its last
+    byte left, when that is later than its admission (a new connection took its time)."""
+    doc = Windows()
+    take(doc, "m", 10, NOW, NOW + 400, "slot-1")
+    settle(doc, "slot-1", 12, sent_at=NOW + 0.4)
+    assert decide(doc, [RPM1], "m", 1, NOW + 59, NOW + 420).at == NOW + 60.4  # not NOW + 60
+    assert decide(doc, [RPM1], "m", 1, NOW + 60.4, NOW + 420).kind == "admit"
+    early = Windows()
+    take(early, "m", 10, NOW, NOW + 400, "slot-2")
+    settle(early, "slot-2", 12, sent_at=NOW - 5)  # another clock's moment before the admission: ignored
+    assert early.entries[0].t == NOW and decide(early, [RPM1], "m", 1, NOW + 60, NOW + 420).kind == "admit"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(min_value=0, max_value=400), st.floats(min_value=0, max_value=2)),
+                min_size=1, max_size=80), st.integers(1, 6))
+def test_sent_requests_never_exceed_a_limit_in_any_providers_minute(
+    calls: list[tuple[float, float]], n: int
+) -> None:
+    """Each admitted call leaves after its own sending time (0–2 s) and is settled then: counted from
+    when they left, as a provider counts them, at most n fall in any 60 s."""
+    limit = Limit("connection", "c", "rpm", n, "your limit")
+    doc, left, pending = Windows(), [], []  # pending: (leaves at, slot)
+    for i, (at, sending) in enumerate(sorted(calls)):
+        now = NOW + at
+        for leaves, slot in sorted(p for p in pending if p[0] <= now):
+            settle(doc, slot, 1, sent_at=leaves)
+            pending.remove((leaves, slot))
+        tidy(doc, now)
+        if decide(doc, [limit], "m", 1, now, now + 1).kind == "admit":
+            take(doc, "m", 1, now, now + 400, f"s{i}")
+            pending.append((now + sending, f"s{i}"))
+            left.append(now + sending)
+    for start in left:
+        assert len([t for t in left if start <= t < start + 60]) <= n

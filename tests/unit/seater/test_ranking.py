@@ -12,10 +12,14 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from services.seater.ranking import (
+    LEADER_CHALLENGE_CHANCE,
+    LEADER_EXPLORE_CHANCE,
     ROUTE_RANKINGS,
     SAMPLING_EXPLORE_CHANCE,
     _belief_draw,
+    led_order,
     merger_candidates,
+    never_first,
     route_order,
     sampled_order,
 )
@@ -158,11 +162,90 @@ def test_a_belief_draw_rises_with_useful_verdicts_and_with_the_draw(useful: int,
     assert _belief_draw(useful, judged_, min(0.999, u + 0.001)) > _belief_draw(useful, judged_, u)
 
 
+# ---------------------------------------------------------------- the leader rule (the default)
+
+
+def test_the_leader_keeps_the_members_order_until_anyone_is_judged() -> None:
+    rotation = Rotation()
+    rotation.apply(CooldownStarted(id="cool", alias="a", connection="ep", until=at(100)))
+    # Nobody challenges without evidence: the one draw is the stalest-first chance, missed.
+    assert led_order(MEMBERS, rotation, at(0), draws(0.9)) == ["b", "c", "d", "a"]
+
+
+def test_the_leader_is_the_best_mean_belief_resting_members_last() -> None:
+    # a 0 of 6, b 6 of 6 (resting), c 2 of 3, d never judged (even odds).
+    rotation = judged("code", [("a", False)] * 6 + [("b", True)] * 6 + [("c", True)] * 2 + [("c", False)])
+    rotation.apply(CooldownStarted(id="cool", alias="b", connection="ep", until=at(100)))
+    # Both chances missed: two draws, no belief drawn.
+    assert led_order(MEMBERS, rotation, at(0), draws(0.9, 0.9)) == ["c", "d", "a", "b"]
+    assert led_order(MEMBERS, rotation, at(100), draws(0.9, 0.9)) == ["b", "c", "d", "a"]
+
+
+def test_a_challenger_is_the_highest_belief_draw_among_the_others() -> None:
+    rotation = judged("code", [("a", False)] * 6 + [("b", True)] * 6 + [("c", True)] * 2 + [("c", False)])
+    hit = LEADER_CHALLENGE_CHANCE - 0.01
+    # Challenged: one draw per fresh member after the leader b (c, d, a), then the stalest chance, missed.
+    assert led_order(MEMBERS, rotation, at(0), draws(hit, 0.5, 0.5, 0.5, 0.9)) == ["c", "b", "d", "a"]
+    # d, never judged, drawn high beats c: challenges go where the evidence leaves doubt.
+    assert led_order(MEMBERS, rotation, at(0), draws(hit, 0.5, 0.99, 0.5, 0.9)) == ["d", "b", "c", "a"]
+    # A draw at the chance itself is a miss.
+    assert led_order(MEMBERS, rotation, at(0), draws(LEADER_CHALLENGE_CHANCE, 0.9))[0] == "b"
+
+
+def test_the_leader_still_tries_the_stalest_fresh_member_first_now_and_then() -> None:
+    rotation = judged("code", [("a", True)] * 5)
+    for i, alias in enumerate(["a", "b", "c"]):
+        rotation.hold(f"p{i}", [alias], at(i))
+    assert led_order(MEMBERS, rotation, at(10), draws(0.9, LEADER_EXPLORE_CHANCE))[0] == "a"
+    assert led_order(MEMBERS, rotation, at(10), draws(0.9, LEADER_EXPLORE_CHANCE - 0.01))[0] == "d"
+
+
+def test_the_leader_follows_recent_verdicts_over_old_ones() -> None:
+    """Faded evidence: a leader that turned bad loses its place within a few dozen verdicts."""
+    rotation = judged("code", [("a", True)] * 40 + [("b", True)] * 7 + [("b", False)] * 3)
+    assert led_order(MEMBERS, rotation, at(0), never_first)[0] == "a"
+    for i in range(40):
+        rotation.apply(VerdictRecorded(id=f"late{i}", call=f"p1.late{i}", alias="a", useful=False))
+    assert led_order(MEMBERS, rotation, at(0), never_first)[0] == "b"
+
+
+@given(
+    verdicts=st.lists(st.tuples(st.sampled_from(MEMBERS), st.booleans()), max_size=30),
+    resting=st.sets(st.sampled_from(MEMBERS)),
+    drawn=st.lists(st.floats(min_value=0.0, max_value=1.0, exclude_max=True), min_size=6, max_size=6),
+)
+def test_the_leader_orders_every_member_once_fresh_ones_first(
+    verdicts: list[tuple[str, bool]], resting: set[str], drawn: list[float]
+) -> None:
+    rotation = judged("code", verdicts)
+    for alias in resting:
+        rotation.apply(CooldownStarted(id=f"cool-{alias}", alias=alias, connection="ep", until=at(100)))
+    order = led_order(MEMBERS, rotation, at(0), iter(drawn).__next__)
+    assert sorted(order) == sorted(MEMBERS)
+    assert [a in resting for a in order] == sorted(a in resting for a in order)
+
+
+@given(verdicts=st.lists(st.tuples(st.sampled_from(MEMBERS), st.booleans()), min_size=1, max_size=40))
+def test_without_a_challenge_or_exploring_the_leader_has_the_best_record(
+    verdicts: list[tuple[str, bool]]
+) -> None:
+    rotation = judged("code", verdicts)
+    first = led_order(MEMBERS, rotation, at(0), draws(0.9, 0.9))[0]
+
+    def mean(alias: str) -> float:
+        useful, judged_ = rotation.recently_useful(alias)
+        return (1.0 + useful) / (2.0 + judged_)
+
+    assert mean(first) == pytest.approx(max(map(mean, MEMBERS)))
+
+
 def test_the_rules_are_named_for_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert ROUTE_RANKINGS == {"verdicts": route_order, "sampling": sampled_order}
+    assert ROUTE_RANKINGS == {"verdicts": route_order, "sampling": sampled_order, "leader": led_order}
     assert set(get_args(SeaterSettings.model_fields["route_ranking"].annotation)) == set(ROUTE_RANKINGS)
     monkeypatch.delenv("BENCH_ROUTE_RANKING", raising=False)
-    assert SeaterSettings().route_ranking == "sampling"  # the study's winner (docs/selection.md)
+    assert SeaterSettings().route_ranking == "leader"  # the study's winner (docs/selection.md)
+    monkeypatch.setenv("BENCH_ROUTE_RANKING", "sampling")
+    assert SeaterSettings().route_ranking == "sampling"
     monkeypatch.setenv("BENCH_ROUTE_RANKING", "verdicts")
     assert SeaterSettings().route_ranking == "verdicts"
     monkeypatch.setenv("BENCH_ROUTE_RANKING", "elo")

@@ -55,7 +55,8 @@ def test_only_callers_consume_the_work_queue() -> None:
     pull = f"$JS.API.CONSUMER.MSG.NEXT.{subjects.CALLS_STREAM}.{subjects.CALLERS_CONSUMER}"
     assert publishers(pull) == {"caller"}
     assert publishers(f"$JS.ACK.{subjects.CALLS_STREAM}.{subjects.CALLERS_CONSUMER}.1.2.3.4.5") == {"caller"}
-    assert publishers(subjects.call_subject("p1.member1")) == {"gateway", "prober"}  # prober: suite passes
+    # prober: suite passes; seater: the shape picker (P-4)
+    assert publishers(subjects.call_subject("p1.member1")) == {"gateway", "prober", "seater"}
 
 
 def test_only_the_gateway_and_the_prober_write_config() -> None:
