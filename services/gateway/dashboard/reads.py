@@ -24,6 +24,7 @@ from shared.commands import (
     SuiteResultsReply,
     SuiteResultsRequest,
 )
+from shared.config_rules.base import Invalid
 from shared.transcripts import CALL_ID
 
 Reply = TypeVar("Reply", bound=BaseModel)
@@ -57,6 +58,9 @@ class Notes:
             return await read
         except Refusal as refusal:
             self.items.append(f"{what}: {refusal.message}")
+            return empty
+        except Invalid as invalid:  # a prober that answered with a refusal
+            self.items.append(f"{what}: {'; '.join(invalid.errors)}")
             return empty
 
 

@@ -15,34 +15,28 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 
 from services.gateway.admin import more_views
 from services.gateway.admin import views as config_views
-from services.gateway.dashboard import actions, forms, reads, views
+from services.gateway.dashboard import actions, bench_views, forms, reads, views
 from services.gateway.dashboard.live import Live
 from services.gateway.dashboard.pages import fragment, page, static
-from services.gateway.routes import admin_keys
+from services.gateway.routes import admin_catalog, admin_keys, admin_onboard
 from services.gateway.routes.admin_base import context
 from services.gateway.routes.admin_models import feeds, last_probes
 from shared import subjects
 from shared.commands import QuotaReply, QuotaRequest, UsageReply, UsageRequest
 from shared.config_rules import base as rules
+from shared.config_rules import facts as fact_rules
 from shared.config_rules import scheduler as scheduler_rules
 from shared.config_state import ConfigState
 from shared.version import package_version
 
 router = APIRouter(include_in_schema=False)
 PANELS_SHOWN = 30  # P-17
-ABSENT = {
-    "onboarding": ("Onboarding", "Onboarding (a model tried, probed and added in one step, with live "
-                                 "progress) is not part of this gateway yet, so there is nothing to show "
-                                 "here."),
-    "discover": ("Discover", "Discover (the catalogue of models each endpoint offers) is not part of this "
-                             "gateway yet, so there is nothing to show here."),
-}
 
 
 def choices(state: ConfigState) -> dict[str, Any]:
     chat = sorted(a for a, m in state.models.items() if m.role not in rules.NOT_CHAT_ROLES)
     return {"endpoints": [(n, n) for n in sorted(state.endpoints)], "aliases": chat,
-            "collections": [(n, n) for n in sorted(state.collections)]}
+            "collections": [(n, n) for n in sorted(state.collections)], "modes": list(bench_views.MODES)}
 
 
 async def models_of(request: Request) -> list[dict[str, Any]]:
@@ -120,7 +114,10 @@ async def logs(request: Request) -> HTMLResponse:
                                                     UsageReply), UsageReply())
     changes = (await feeds(request).changes(ctx.config.seq)).newest(200)
     runs = await notes.get("scheduler", reads.sql(request, reads.JOB_RUNS), [])
-    return page(request, "logs.html", "Logs", notes=notes.items, calls=calls.rows, changes=changes, runs=runs)
+    queue = await notes.get("onboarding", admin_onboard.queue_view(request), None)
+    return page(request, "logs.html", "Logs", notes=notes.items, calls=calls.rows, changes=changes, runs=runs,
+                onboarded=bench_views.queue_rows(queue["items"]) if queue else [],
+                issues=queue["issues"] if queue else [])
 
 
 @router.get("/ui/endpoints")
@@ -139,9 +136,12 @@ async def models(request: Request) -> HTMLResponse:
     state = context(request).config
     limits = {row["alias"]: row["limits"] for row in more_views.connections(state)["models"]}
     grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    await feeds(request).resting()  # folds the context windows providers stated, as /api/model/facts does
     for alias, model in sorted(state.models.items()):
         shown = ", ".join(f"{k} {v}" for k, v in limits.get(alias, {}).items() if v)
-        grouped[state.connection_of(alias)].append({**config_views.fields(model), "limits": shown})
+        facts = bench_views.fact_rows(fact_rules.facts_view(alias, state)["facts"])
+        grouped[state.connection_of(alias)].append({**config_views.fields(model), "limits": shown,
+                                                    "facts": facts})
     return page(request, "models.html", "Models", by_connection=sorted(grouped.items()),
                 choices=choices(state))
 
@@ -196,13 +196,32 @@ async def suite(request: Request) -> HTMLResponse:
 
 
 @router.get("/ui/onboarding")
-async def onboarding(request: Request) -> HTMLResponse:
-    return page(request, "absent.html", ABSENT["onboarding"][0], why=ABSENT["onboarding"][1])
+async def onboarding(request: Request, part: str = "") -> HTMLResponse:
+    """The queue (refreshed live as `onboard_progress` events arrive: `?part=queue` skips the candidates,
+    which ask every endpoint), a form to queue models, and the candidates with Dismiss."""
+    notes = reads.Notes()
+    queue = await notes.get("onboarding queue", admin_onboard.queue_view(request), None)
+    found = None
+    if part != "queue":
+        found = await notes.get("candidates", admin_onboard.candidates(request), None)
+    items = queue["items"] if queue else []
+    return page(request, "onboarding.html", "Onboarding", notes=notes.items, queue=queue,
+                items=bench_views.queue_rows(items), issues=queue["issues"] if queue else [],
+                controls=bench_views.queue_controls(items, bool(queue and queue["stopping"])),
+                candidates=found, choices=choices(context(request).config))
 
 
 @router.get("/ui/discover")
 async def discover(request: Request) -> HTMLResponse:
-    return page(request, "absent.html", ABSENT["discover"][0], why=ABSENT["discover"][1])
+    """CAT-4's rows with the page's filters, Add (CAT-5) where a route exists, and each feed's status."""
+    filters = bench_views.DiscoverFilters.of(request.query_params)
+    listed = await admin_catalog.discover_list(request, free=filters.price == "free", new=filters.new)
+    status = await admin_catalog.catalog_status(request)
+    rows = bench_views.discover_rows([r.model_dump(mode="json") for r in listed["rows"]], filters)
+    return page(request, "discover.html", "Discover", rows=rows, filters=filters,
+                prices=bench_views.PRICES, reaches=bench_views.REACHES, baseline=listed["baseline"],
+                feeds=bench_views.feed_rows(f.model_dump(mode="json") for f in status["feeds"]),
+                refreshed=status["refreshed"], choices=choices(context(request).config))
 
 
 @router.post("/ui/do/{action}")
