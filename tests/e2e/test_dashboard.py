@@ -288,7 +288,7 @@ def test_onboarding_a_model_from_its_page_shows_its_progress_live(page: Any, sta
     page.evaluate("window.stillThisPage = true")
     form = page.locator("form#onboard")
     form.get_by_label("Served model id(s)").fill("vendor/dash-onboar")
-    form.get_by_label("Mode").select_option("quick-adhoc")
+    form.get_by_label("Mode", exact=True).select_option("quick-adhoc")
     form.get_by_role("button", name="Queue for onboarding").click()
     expect(page.locator("#onboard-served-error")).to_contain_text(
         f"near matches: {served}", timeout=WAIT_MS)
@@ -346,7 +346,7 @@ def test_discover_adds_a_model_through_the_endpoint_that_reaches_it(page: Any, s
     expect(row).to_have_count(0)
     page.get_by_label("Price").select_option("free")
     page.get_by_role("button", name="Filter").click()
-    row.get_by_label("Mode").select_option("quick-adhoc")
+    row.get_by_label("Mode", exact=True).select_option("quick-adhoc")
     row.get_by_role("button", name=re.compile("^Add")).click()
     expect(row.locator(".result")).to_contain_text(f"{served} on fake", timeout=WAIT_MS)
     page.goto(stack.url + "/ui/onboarding")
