@@ -379,6 +379,27 @@ def test_a_models_facts_are_set_and_cleared_from_the_models_page(page: Any, stac
     assert facts["context_window"]["source"] != "you" and facts["tools"]["source"] == "you"
 
 
+def test_action_needed_folds_for_12_hours_until_a_new_alert(page: Any, stack: Stack,
+                                                            api: httpx.Client) -> None:
+    first = {"key": "model:pending:ok-second", "kind": "retiring", "message": "ok-second retires in 2 days",
+             "action": "retry it", "alias": "ok-second"}
+    assert api.post("/api/alerts", json=first).status_code == 200
+    page.goto(stack.url + "/")
+    actions = page.locator("#live-actions")
+    actions.get_by_role("button", name="Fold for 12 hours").click()
+    expect(actions.locator("ul.actions")).to_be_hidden()
+    expect(actions.locator(".folded-note")).to_contain_text("folded until")
+    page.reload()
+    expect(actions.locator("ul.actions")).to_be_hidden()  # kept in this browser
+    second = {**first, "key": "model:pending:dash-onboard", "alias": "dash-onboard",
+              "message": "dash-onboard retires in 2 days"}
+    assert api.post("/api/alerts", json=second).status_code == 200
+    expect(actions.locator("ul.actions")).to_contain_text("dash-onboard retires", timeout=WAIT_MS)  # live
+    expect(actions.locator(".folded-note")).to_be_hidden()
+    for alert in (first, second):
+        assert api.delete(f"/api/alerts/{alert['key']}").status_code == 200
+
+
 def test_no_page_has_a_serious_accessibility_violation_and_each_is_photographed(page: Any, stack: Stack,
                                                                               api: httpx.Client) -> None:
     alert = {"key": "model:pending:ok-first", "kind": "retiring", "message": "ok-first retires in 5 days",
@@ -398,6 +419,9 @@ def test_no_page_has_a_serious_accessibility_violation_and_each_is_photographed(
             target.goto(stack.url + path)
             expect(target.locator("h1")).to_be_visible()
             target.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
+        if path == "/ui/models":  # a model's facts, with their form, open
+            target.locator("details.facts summary").first.click()
+            target.screenshot(path=str(ARTIFACTS / "facts-narrow.png"))
         if path == "/ui/collections":  # the verdict dialog is part of the page that opens it
             target.locator("ul.owed > li button").first.click()
             expect(target.locator("dialog#verdict")).to_be_visible(timeout=WAIT_MS)
@@ -410,4 +434,4 @@ def test_no_page_has_a_serious_accessibility_violation_and_each_is_photographed(
         if target is not page:
             target.context.close()
     assert found == {}, found
-    assert len(list(ARTIFACTS.glob("*.png"))) == 2 * (len(PAGES) + 1) + 1
+    assert len(list(ARTIFACTS.glob("*.png"))) == 2 * (len(PAGES) + 1) + 2

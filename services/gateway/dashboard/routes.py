@@ -5,6 +5,7 @@ Forms post JSON to `/ui/do/<form>`, which runs the admin API's own handler (`act
 from __future__ import annotations
 
 import json
+import platform
 from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
@@ -18,7 +19,7 @@ from services.gateway.admin import views as config_views
 from services.gateway.dashboard import actions, bench_views, forms, reads, views
 from services.gateway.dashboard.live import Live
 from services.gateway.dashboard.pages import fragment, page, static
-from services.gateway.routes import admin_catalog, admin_keys, admin_onboard
+from services.gateway.routes import admin_catalog, admin_config, admin_keys, admin_onboard
 from services.gateway.routes.admin_base import context
 from services.gateway.routes.admin_models import feeds, last_probes
 from shared import subjects
@@ -167,6 +168,13 @@ async def settings(request: Request) -> HTMLResponse:
               ("Provider keys", "held by the callers only (BENCHWARMERS_KEY_<NAME>)")]
     return page(request, "settings.html", "Settings", scheduler=scheduler_rules.view(ctx.config, s.scheduler),
                 gateway=config_views.settings(ctx.config), server=server, choices=choices(ctx.config))
+
+
+@router.get("/ui/info")
+async def info(request: Request) -> HTMLResponse:
+    status = await admin_config.status(request)
+    rows = views.info_rows(status, f"{platform.python_implementation()} {platform.python_version()}")
+    return page(request, "info.html", "Info", rows=rows)
 
 
 @router.get("/ui/mcp")

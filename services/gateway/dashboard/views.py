@@ -199,3 +199,21 @@ def quota_burn(quota: Mapping[str, Any]) -> list[Burn]:
 def secret_state(value: bool | None) -> str:
     """A secret is shown as set or not set, never shown (H-D4)."""
     return "unknown" if value is None else ("set" if value else "not set")
+
+
+def info_rows(status: Mapping[str, Any], python: str) -> list[tuple[str, str]]:
+    """H-D4's Info: what this gateway is and what the bench holds, from `/api/status`."""
+    onboarding = status.get("onboarding") or {}
+    jobs = ", ".join(job for job, on in (status.get("scheduler_jobs") or {}).items() if on) or "none"
+    return [
+        ("Version", str(status["version"])), ("Python", python), ("Gateway URL", str(status["gateway"])),
+        ("Data folder", str(status["data"])),
+        ("Chat models", str(status["models"])), ("Decision models", str(status["decision_models"])),
+        ("Retired models", str(status["retired"])), ("Collections", str(status["collections"])),
+        ("Endpoints", f"{status['endpoints']} (default: {status.get('default_endpoint') or 'none'})"),
+        ("Scheduler", f"{status['scheduler']}; jobs on: {jobs}"),
+        ("Onboarding", f"{'running' if onboarding.get('running') else 'idle'}, {onboarding.get('items', 0)} "
+                       "in the batch"),
+        ("Admin login", "required (a token is set)" if status.get("auth") else "open (no token set)"),
+        ("Gateway keys", "required" if status.get("keys_required") else "not required"),
+    ]

@@ -10,6 +10,7 @@ from services.gateway.dashboard.views import (
     action_needed,
     first_run,
     glance_rows,
+    info_rows,
     owed_seats,
     panels,
     probe_text,
@@ -92,3 +93,16 @@ def test_quota_burn_says_how_much_is_used() -> None:
 
 def test_a_secret_is_only_ever_set_or_not_set() -> None:
     assert [secret_state(v) for v in (True, False, None)] == ["set", "not set", "unknown"]
+
+
+def test_info_says_what_this_gateway_is_and_what_the_bench_holds() -> None:
+    status = {"version": "1.2.3", "gateway": "http://127.0.0.1:8122/v1", "data": "/d", "models": 3,
+              "decision_models": 1, "retired": 2, "collections": 4, "endpoints": 2,
+              "default_endpoint": "fake",
+              "scheduler": "run", "scheduler_jobs": {"probe": True, "suite": False}, "auth": True,
+              "keys_required": False, "onboarding": {"running": True, "items": 2}}
+    rows = dict(info_rows(status, "CPython 3.11.2"))
+    assert rows["Python"] == "CPython 3.11.2" and rows["Endpoints"] == "2 (default: fake)"
+    assert rows["Scheduler"] == "run; jobs on: probe"
+    assert rows["Onboarding"] == "running, 2 in the batch"
+    assert rows["Admin login"] == "required (a token is set)" and rows["Gateway keys"] == "not required"
