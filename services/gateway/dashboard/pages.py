@@ -54,6 +54,7 @@ def page(request: Request, template: str, title: str, *, status: int = 200, live
          **values: Any) -> HTMLResponse:
     html = ENV.get_template(template).render(
         title=title, nav=NAV if live else (), path=request.url.path, here=here(request), live=live,
+        seq=getattr(request.state, "seq", ""),
         notes=values.pop("notes", []), **values)
     return HTMLResponse(html, status_code=status, headers=HEADERS)
 

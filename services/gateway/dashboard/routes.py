@@ -10,7 +10,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
@@ -30,8 +30,8 @@ from shared.config_rules import scheduler as scheduler_rules
 from shared.config_state import ConfigState
 from shared.version import package_version
 
-router = APIRouter(include_in_schema=False)
 PANELS_SHOWN = 30  # P-17
+NOT_PAGES = ("/ui/static/", "/ui/live", "/ui/seat", "/ui/do/")
 
 
 def choices(state: ConfigState) -> dict[str, Any]:
@@ -52,6 +52,16 @@ def live_hub(request: Request) -> Live:
         hub = Live(context(request).js)
         request.app.state.live = hub
     return hub
+
+
+async def stream_position(request: Request) -> None:
+    """A page carries where the event stream stood before it was read (`data-seq`), so its live feed, once
+    connected, catches up on what happened in between (a progress event of a fast onboarding, say)."""
+    if request.method == "GET" and not request.url.path.startswith(NOT_PAGES):
+        request.state.seq = await live_hub(request).position()
+
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(stream_position)])
 
 
 @router.get("/")
@@ -254,8 +264,9 @@ async def act(request: Request, action: str) -> HTMLResponse:
 
 
 @router.get("/ui/live")
-async def live(request: Request) -> StreamingResponse:
-    """Server-Sent Events: `change` with the kind of event the bus carried, as it happens."""
+async def live(request: Request, since: int | None = None) -> StreamingResponse:
+    """Server-Sent Events: `change` with the kind of event the bus carried, as it happens, and `catch-up`
+    first when something happened since the page's `since` (its stream position when it was read)."""
     hub = live_hub(request)
 
     def gone() -> Any:
@@ -263,7 +274,7 @@ async def live(request: Request) -> StreamingResponse:
             return True
         return request.is_disconnected()
 
-    return StreamingResponse(hub.stream(gone), media_type="text/event-stream",
+    return StreamingResponse(hub.stream(gone, since), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 

@@ -86,7 +86,8 @@
 
   if (document.body.dataset.live === "on" && window.EventSource) {
     var timer = null;
-    var source = new EventSource("/ui/live");
+    var seq = document.body.dataset.seq;  // where the stream stood when this page was read
+    var source = new EventSource("/ui/live" + (seq ? "?since=" + encodeURIComponent(seq) : ""));
     // At most one refresh a second however busy the bus is (a burst of seat events is one refresh).
     source.addEventListener("change", function (evt) {
       document.body.dataset.lastChange = evt.data;
