@@ -19,7 +19,7 @@ from services.gateway.admin import views as config_views
 from services.gateway.dashboard import actions, bench_views, forms, reads, views
 from services.gateway.dashboard.live import Live
 from services.gateway.dashboard.pages import fragment, page, static
-from services.gateway.routes import admin_catalog, admin_config, admin_keys, admin_onboard
+from services.gateway.routes import admin_catalog, admin_config, admin_keys
 from services.gateway.routes.admin_base import context
 from services.gateway.routes.admin_models import feeds, last_probes
 from shared import subjects
@@ -125,7 +125,7 @@ async def logs(request: Request) -> HTMLResponse:
                                                     UsageReply), UsageReply())
     changes = (await feeds(request).changes(ctx.config.seq)).newest(200)
     runs = await notes.get("scheduler", reads.sql(request, reads.JOB_RUNS), [])
-    queue = await notes.get("onboarding", admin_onboard.queue_view(request), None)
+    queue = await notes.get("onboarding", reads.onboard_queue(request), None)
     return page(request, "logs.html", "Logs", notes=notes.items, calls=calls.rows, changes=changes, runs=runs,
                 onboarded=bench_views.queue_rows(queue["items"]) if queue else [],
                 issues=queue["issues"] if queue else [])
@@ -218,10 +218,10 @@ async def onboarding(request: Request, part: str = "") -> HTMLResponse:
     """The queue (refreshed live as `onboard_progress` events arrive: `?part=queue` skips the candidates,
     which ask every endpoint), a form to queue models, and the candidates with Dismiss."""
     notes = reads.Notes()
-    queue = await notes.get("onboarding queue", admin_onboard.queue_view(request), None)
+    queue = await notes.get("onboarding queue", reads.onboard_queue(request), None)
     found = None
     if part != "queue":
-        found = await notes.get("candidates", admin_onboard.candidates(request), None)
+        found = await notes.get("candidates", reads.candidates(request), None)
     items = queue["items"] if queue else []
     return page(request, "onboarding.html", "Onboarding", notes=notes.items, queue=queue,
                 items=bench_views.queue_rows(items), issues=queue["issues"] if queue else [],
