@@ -353,6 +353,9 @@ def test_discover_adds_a_model_through_the_endpoint_that_reaches_it(page: Any, s
     expect(queue_row(page, served)).to_have_attribute("data-state", "done", timeout=60_000)
     page.goto(stack.url + "/ui/discover")
     expect(page.locator(f'tr[data-model="{served}"]')).to_contain_text("on bench", timeout=WAIT_MS)
+    page.goto(stack.url + "/?price=free")  # At a glance's price filter reads the cost the catalog gave it
+    expect(page.locator('tr[data-alias="dash-disc"]')).to_contain_text("free")
+    expect(page.locator('tr[data-alias="ok-first"]')).to_have_count(0)  # no price known
 
 
 def test_a_models_facts_are_set_and_cleared_from_the_models_page(page: Any, stack: Stack,

@@ -43,7 +43,10 @@ def choices(state: ConfigState) -> dict[str, Any]:
 async def models_of(request: Request) -> list[dict[str, Any]]:
     state = context(request).config
     resting = (await feeds(request).resting()).until
-    return more_views.models(state, resting, datetime.now(UTC), await last_probes(request))
+    rows = more_views.models(state, resting, datetime.now(UTC), await last_probes(request))
+    costs = {alias: facts.cost.model_dump() if facts and facts.cost else None
+             for alias, facts in ((row["alias"], state.facts_of(row["alias"])) for row in rows)}
+    return [{**row, "price": views.price_of(costs[row["alias"]], str(row["served"]))} for row in rows]
 
 
 def live_hub(request: Request) -> Live:

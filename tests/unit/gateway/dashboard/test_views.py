@@ -13,6 +13,7 @@ from services.gateway.dashboard.views import (
     info_rows,
     owed_seats,
     panels,
+    price_of,
     probe_text,
     quota_burn,
     secret_state,
@@ -106,3 +107,13 @@ def test_info_says_what_this_gateway_is_and_what_the_bench_holds() -> None:
     assert rows["Scheduler"] == "run; jobs on: probe"
     assert rows["Onboarding"] == "running, 2 in the batch"
     assert rows["Admin login"] == "required (a token is set)" and rows["Gateway keys"] == "not required"
+
+
+def test_the_price_filter_reads_the_models_cost_fact() -> None:
+    assert price_of(None, "vendor/m:free") == "free"
+    assert price_of({"input": 0.0, "output": 0.0}, "m") == "free"
+    assert price_of({"input": 0.0, "output": 0.4}, "m") == "paid"
+    assert price_of(None, "m") == "unknown"
+    rows = [model("f", price="free"), model("p", price="paid"), model("u", price="unknown")]
+    assert [r["alias"] for r in glance_rows(rows, {}, {}, Filters.of({"price": "paid"}))] == ["p"]
+    assert [r["alias"] for r in glance_rows(rows, {}, {}, Filters.of({}))] == ["f", "p", "u"]
