@@ -10,6 +10,7 @@ installs both (pip and apt-get)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -23,7 +24,8 @@ from cli.stack import Stack
 from services.gateway.dashboard.pages import PAGES
 from services.gateway.dashboard.plots import number
 from shared.natsserver import free_port
-from tests.e2e.conftest import running
+from tests.e2e.conftest import CATALOG_PATHS, running
+from tests.fakes.feeds import FeedServer, Reply
 from tests.fakes.provider import FakeProvider
 
 FROM_DEV = "is not installed (make test installs it with the dev dependencies)"
@@ -47,12 +49,15 @@ if not CHROMIUM.exists():
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) -> Iterator[Stack]:
-    """An empty data folder, an admin token, two gateways."""
+def stack(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider,
+          catalog_feeds: FeedServer) -> Iterator[Stack]:
+    """An empty data folder, an admin token, two gateways; the catalog's feeds are local."""
     home = tmp_path_factory.mktemp("dashboard")
+    feeds = {f"BENCH_CATALOG_{name.upper()}_URL": catalog_feeds.url(path)
+             for name, path in CATALOG_PATHS.items()}
     stack = Stack(home=home, port=free_port(), replicas={"gateway": 2},
-                  extra_env={"BENCHWARMERS_ADMIN_TOKEN": TOKEN,
-                             "BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key"})
+                  extra_env={"BENCHWARMERS_ADMIN_TOKEN": TOKEN, "BENCH_CATALOG_TIMEOUT_S": "5",
+                             "BENCHWARMERS_KEY_FAKE": "sk-test-not-a-real-key", **feeds})
     with running(stack):
         yield stack
 
@@ -268,6 +273,136 @@ def test_action_needed_retry_clears_an_alert_and_a_retired_model_is_restored(pag
     expect(page.locator("#live-actions")).not_to_contain_text("Restore ok-live")
 
 
+def queue_row(page: Any, served: str) -> Any:
+    return page.locator(f'#live-queue tr[data-served="{served}"]')
+
+
+def test_onboarding_a_model_from_its_page_shows_its_progress_live(page: Any, stack: Stack,
+                                                                  provider: FakeProvider) -> None:
+    """Queued from the form (an unlisted id refused beside the field with its near match), the item's steps
+    reach the open page over the live feed: the page never reloads."""
+    served = "vendor/dash-onboard"
+    provider.set_model(served, latency_ms=700)  # four probe calls: the item is seen running, then done
+    provider.set_model("vendor/dash-candidate")
+    page.goto(stack.url + "/ui/onboarding")
+    page.evaluate("window.stillThisPage = true")
+    form = page.locator("form#onboard")
+    form.get_by_label("Served model id(s)").fill("vendor/dash-onboar")
+    form.get_by_label("Mode", exact=True).select_option("quick-adhoc")
+    form.get_by_role("button", name="Queue for onboarding").click()
+    expect(page.locator("#onboard-served-error")).to_contain_text(
+        f"near matches: {served}", timeout=WAIT_MS)
+    page.locator("form#onboard").get_by_label("Served model id(s)").fill(served)
+    page.locator("form#onboard").get_by_role("button", name="Queue for onboarding").click()
+    expect(page.locator("#onboard.result")).to_contain_text("Queued 1 for onboarding", timeout=WAIT_MS)
+    expect(queue_row(page, served)).to_have_attribute("data-state", "running", timeout=WAIT_MS)
+    expect(queue_row(page, served)).to_contain_text("step ")
+    expect(queue_row(page, served)).to_have_attribute("data-state", "done", timeout=60_000)
+    expect(queue_row(page, served)).to_contain_text("dash-onboard")  # its alias
+    assert page.evaluate("window.stillThisPage") is True  # no reload: the progress came over /ui/live
+    assert page.evaluate("document.body.dataset.lastChange")
+
+    page.goto(stack.url + "/ui/onboarding")
+    candidate = page.locator('tr[data-candidate="vendor/dash-candidate"]')
+    expect(candidate).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator('tr[data-candidate="vendor/dash-onboard"]')).to_have_count(0)  # on the bench now
+    candidate.get_by_role("button", name="Dismiss").click()
+    expect(page.locator('tr[data-candidate="vendor/dash-candidate"]')).to_have_count(0, timeout=WAIT_MS)
+    expect(page.locator("details", has_text="Dismissed")).to_contain_text("vendor/dash-candidate")
+    page.get_by_role("button", name="Clear the finished batch").click()
+    expect(page.locator("#queue-state")).to_have_text("Nothing queued.", timeout=WAIT_MS)
+
+
+def models_dev_feed(models: dict[str, dict[str, Any]]) -> bytes:
+    """models.dev's shape: `fake` (this bench's endpoint's name) and `faraway` (no endpoint reaches it)."""
+    def entry(served: str, price: float) -> dict[str, Any]:
+        return {"id": served, "name": served, "tool_call": True, "attachment": False,
+                "modalities": {"input": ["text"], "output": ["text"]},
+                "cost": {"input": price, "output": price}, "limit": {"context": 32000, "output": 4000}}
+    return json.dumps({provider: {"id": provider, "name": provider, "npm": "@ai-sdk/openai-compatible",
+                                  "api": "http://127.0.0.1:9/v1",
+                                  "models": {m: entry(m, price) for m, price in served.items()}}
+                       for provider, served in models.items()}).encode()
+
+
+def test_discover_adds_a_model_through_the_endpoint_that_reaches_it(page: Any, stack: Stack,
+                                                                    provider: FakeProvider,
+                                                                    catalog_feeds: FeedServer) -> None:
+    served = "vendor/dash-disc"
+    provider.set_model(served)
+    catalog_feeds.replies[CATALOG_PATHS["models_dev"]] = Reply(models_dev_feed(
+        {"fake": {served: 0.0, "vendor/dash-paid": 2.0}, "faraway": {"far/free-model": 0.0}}))
+    page.goto(stack.url + "/ui/discover")
+    page.get_by_role("button", name="Refresh the catalog now").click()
+    row = page.locator(f'tr[data-model="{served}"]')
+    expect(row).to_contain_text("connected", timeout=60_000)
+    expect(page.locator('tr[data-feed="models.dev"]')).to_contain_text("none")  # its last error
+    far = page.locator('tr[data-model="far/free-model"]')
+    expect(far).to_contain_text("no endpoint of this bench reaches faraway")
+    expect(far.get_by_role("button")).to_have_count(0)
+    page.get_by_label("Price").select_option("paid")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator('tr[data-model="vendor/dash-paid"]')).to_contain_text("$2 in, $2 out per M tokens")
+    expect(row).to_have_count(0)
+    page.get_by_label("Price").select_option("free")
+    page.get_by_role("button", name="Filter").click()
+    row.get_by_label("Mode", exact=True).select_option("quick-adhoc")
+    row.get_by_role("button", name=re.compile("^Add")).click()
+    expect(row.locator(".result")).to_contain_text(f"{served} on fake", timeout=WAIT_MS)
+    page.goto(stack.url + "/ui/onboarding")
+    expect(queue_row(page, served)).to_have_attribute("data-state", "done", timeout=60_000)
+    page.goto(stack.url + "/ui/discover")
+    expect(page.locator(f'tr[data-model="{served}"]')).to_contain_text("on bench", timeout=WAIT_MS)
+    page.goto(stack.url + "/?price=free")  # At a glance's price filter reads the cost the catalog gave it
+    expect(page.locator('tr[data-alias="dash-disc"]')).to_contain_text("free")
+    expect(page.locator('tr[data-alias="ok-first"]')).to_have_count(0)  # no price known
+
+
+def test_a_models_facts_are_set_and_cleared_from_the_models_page(page: Any, stack: Stack,
+                                                                api: httpx.Client) -> None:
+    page.goto(stack.url + "/ui/models")
+    entry = page.locator('details[data-facts="ok-first"]')
+    cells = entry.locator('tr[data-fact="context_window"] td')
+    entry.locator("summary").click()
+    entry.get_by_label("Context window").fill("lots")
+    entry.get_by_role("button", name="Set facts of ok-first").click()
+    expect(entry.locator("#facts-ok-first-context_window-error")).to_contain_text("whole number",
+                                                                                  timeout=WAIT_MS)
+    entry.get_by_label("Context window").fill("32000")
+    entry.get_by_label("Tools").select_option("yes")
+    entry.get_by_role("button", name="Set facts of ok-first").click()
+    expect(cells.nth(0)).to_have_text("32,000", timeout=WAIT_MS)  # the page reloaded with it
+    expect(cells.nth(1)).to_have_text("you")
+    entry.locator("summary").click()
+    facts = {f["fact"]: f for f in api.get("/api/model/facts", params={"alias": "ok-first"}).json()["facts"]}
+    assert (facts["context_window"]["value"], facts["tools"]["source"]) == (32000, "you")
+    entry.get_by_role("button", name="Clear ok-first's context window").click()
+    expect(cells.nth(1)).not_to_have_text("you", timeout=WAIT_MS)
+    facts = {f["fact"]: f for f in api.get("/api/model/facts", params={"alias": "ok-first"}).json()["facts"]}
+    assert facts["context_window"]["source"] != "you" and facts["tools"]["source"] == "you"
+
+
+def test_action_needed_folds_for_12_hours_until_a_new_alert(page: Any, stack: Stack,
+                                                            api: httpx.Client) -> None:
+    first = {"key": "model:pending:ok-second", "kind": "retiring", "message": "ok-second retires in 2 days",
+             "action": "retry it", "alias": "ok-second"}
+    assert api.post("/api/alerts", json=first).status_code == 200
+    page.goto(stack.url + "/")
+    actions = page.locator("#live-actions")
+    actions.get_by_role("button", name="Fold for 12 hours").click()
+    expect(actions.locator("ul.actions")).to_be_hidden()
+    expect(actions.locator(".folded-note")).to_contain_text("folded until")
+    page.reload()
+    expect(actions.locator("ul.actions")).to_be_hidden()  # kept in this browser
+    second = {**first, "key": "model:pending:dash-onboard", "alias": "dash-onboard",
+              "message": "dash-onboard retires in 2 days"}
+    assert api.post("/api/alerts", json=second).status_code == 200
+    expect(actions.locator("ul.actions")).to_contain_text("dash-onboard retires", timeout=WAIT_MS)  # live
+    expect(actions.locator(".folded-note")).to_be_hidden()
+    for alert in (first, second):
+        assert api.delete(f"/api/alerts/{alert['key']}").status_code == 200
+
+
 def test_no_page_has_a_serious_accessibility_violation_and_each_is_photographed(page: Any, stack: Stack,
                                                                               api: httpx.Client) -> None:
     alert = {"key": "model:pending:ok-first", "kind": "retiring", "message": "ok-first retires in 5 days",
@@ -287,6 +422,9 @@ def test_no_page_has_a_serious_accessibility_violation_and_each_is_photographed(
             target.goto(stack.url + path)
             expect(target.locator("h1")).to_be_visible()
             target.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
+        if path == "/ui/models":  # a model's facts, with their form, open
+            target.locator("details.facts summary").first.click()
+            target.screenshot(path=str(ARTIFACTS / "facts-narrow.png"))
         if path == "/ui/collections":  # the verdict dialog is part of the page that opens it
             target.locator("ul.owed > li button").first.click()
             expect(target.locator("dialog#verdict")).to_be_visible(timeout=WAIT_MS)
@@ -299,4 +437,4 @@ def test_no_page_has_a_serious_accessibility_violation_and_each_is_photographed(
         if target is not page:
             target.context.close()
     assert found == {}, found
-    assert len(list(ARTIFACTS.glob("*.png"))) == 2 * (len(PAGES) + 1) + 1
+    assert len(list(ARTIFACTS.glob("*.png"))) == 2 * (len(PAGES) + 1) + 2

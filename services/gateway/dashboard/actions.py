@@ -11,8 +11,10 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.requests import Request
 
+from services.gateway.admin.onboard_schemas import DismissBody, OnboardBody, OnboardQueueBody
 from services.gateway.admin.schemas import (
     AliasBody,
+    CatalogRefreshBody,
     CollectionBody,
     CollectionName,
     ConnectionLimitsBody,
@@ -20,23 +22,32 @@ from services.gateway.admin.schemas import (
     EndpointName,
     KeyCreateBody,
     KeyName,
+    ModelFactsBody,
     ModelRegisterBody,
     RetireBody,
     SchedulerBody,
     SettingsBody,
 )
 from services.gateway.ask import Refusal
-from services.gateway.dashboard import forms, views
+from services.gateway.dashboard import bench_views, forms, views
 from services.gateway.formats import OPENAI_CHAT
 from services.gateway.keys.admit import caller_of
 from services.gateway.ledger_api import verdict_request
 from services.gateway.panel.progress import Failed, Finished
-from services.gateway.routes import admin_config, admin_endpoints, admin_keys, admin_models
+from services.gateway.routes import (
+    admin_catalog,
+    admin_config,
+    admin_endpoints,
+    admin_keys,
+    admin_models,
+    admin_onboard,
+)
 from services.gateway.routes.admin_base import context
 from shared import subjects
 from shared.commands import VerdictReply
 from shared.config_rules import base as rules
 from shared.config_writer import WriteConflict
+from shared.onboarding import MAX_BATCH
 
 STALE = "This page is out of date: {why}. Reload it to see the bench as it is now."
 
@@ -159,11 +170,88 @@ async def ask(request: Request, body: dict[str, Any]) -> Outcome:
     raise Refusal(503, "the panel ended without an answer; try again")
 
 
+async def queued(request: Request, items: list[OnboardBody]) -> Outcome:
+    """O-3 through the admin API's own route; the page's queue follows the progress live."""
+    await admin_onboard.queue(OnboardQueueBody(items=items), request)
+    where = sorted({i.endpoint for i in items})
+    return Outcome(shown={"title": f"Queued {len(items)} for onboarding", "lines": [
+        f"{', '.join(i.served for i in items)} on {', '.join(where)}.",
+        "Their progress shows in the queue as it happens."]})
+
+
+async def onboard(request: Request, body: dict[str, Any]) -> Outcome:
+    served = body.get("served") or []
+    if not served:
+        return Outcome(errors={"served": ["give a served id (or several)"]}, status=400)
+    if len(served) > MAX_BATCH:
+        return Outcome(errors={"served": [f"at most {MAX_BATCH} at once (got {len(served)})"]}, status=400)
+    mode = body.get("mode") or "full"
+    items = [OnboardBody.model_validate({"served": s, "endpoint": body.get("endpoint", ""), "mode": mode})
+             for s in served]
+    return await queued(request, items)
+
+
+async def onboard_stop(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_onboard.stop(request)
+    return Outcome(refresh=True)
+
+
+async def onboard_clear(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_onboard.clear(request)
+    return Outcome(refresh=True)
+
+
+async def dismiss(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_onboard.dismiss(DismissBody.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def discover_add(request: Request, body: dict[str, Any]) -> Outcome:
+    """CAT-5 (direct route): the row as Discover shows it now, onboarded on an endpoint that reaches it."""
+    provider, model_id = body.get("provider"), body.get("model")
+    listed = (await admin_catalog.discover_list(request))["rows"]
+    row = next((r.model_dump(mode="json") for r in listed if (r.provider, r.model) == (provider, model_id)),
+               None)
+    if row is None:
+        raise rules.Invalid([STALE.format(why=f"{model_id} of {provider} is not in Discover any more")])
+    endpoint, why = bench_views.add_route(row, str(body.get("endpoint") or ""))
+    if endpoint is None:
+        raise rules.Invalid([why])
+    mode = body.get("mode") or "full"
+    return await queued(request, [OnboardBody.model_validate({"served": model_id, "endpoint": endpoint,
+                                                              "mode": mode})])
+
+
+async def catalog_refresh(request: Request, body: dict[str, Any]) -> Outcome:
+    await admin_catalog.refresh(CatalogRefreshBody(force=True), request)
+    return Outcome(refresh=True)
+
+
+async def facts(request: Request, body: dict[str, Any]) -> Outcome:
+    """C-15: the user's own facts; a price needs both sides."""
+    cost = [body.pop(side, None) for side in ("cost_input", "cost_output")]
+    if any(c is not None for c in cost):
+        if None in cost:
+            return Outcome(errors={"cost_input": ["give both prices (input and output), or neither"]},
+                           status=400)
+        body["cost"] = {"input": cost[0], "output": cost[1]}
+    await admin_models.set_facts(ModelFactsBody.model_validate(body), request)
+    return Outcome(refresh=True)
+
+
+async def facts_clear(request: Request, body: dict[str, Any]) -> Outcome:
+    sent = {"alias": body.get("alias"), "clear": [body.get("fact")]}
+    await admin_models.set_facts(ModelFactsBody.model_validate(sent), request)
+    return Outcome(refresh=True)
+
+
 HANDLERS: dict[str, Handler] = {
     "endpoint": endpoint, "endpoint-test": endpoint_test, "model": model, "collection": collection,
     "collection-remove": collection_remove, "ask": ask, "verdict": verdict, "retry": retry, "retire": retire,
     "restore": restore, "key": key, "key-revoke": key_revoke, "limits": limits, "scheduler": scheduler,
-    "settings": settings,
+    "settings": settings, "onboard": onboard, "onboard-stop": onboard_stop, "onboard-clear": onboard_clear,
+    "dismiss": dismiss, "discover-add": discover_add, "catalog-refresh": catalog_refresh, "facts": facts,
+    "facts-clear": facts_clear,
 }
 
 
@@ -175,7 +263,7 @@ async def run(request: Request, form: forms.Form, sent: dict[str, Any]) -> Outco
     try:
         return await HANDLERS[form.action](request, filled.body)
     except ValidationError as invalid:
-        return Outcome(errors=forms.pydantic_errors(invalid.errors()), status=400)
+        return Outcome(errors=forms.on_fields(form, forms.pydantic_errors(invalid.errors())), status=400)
     except rules.Invalid as invalid:
         return refused(form, invalid.status, invalid.errors)
     except Refusal as refusal:
@@ -185,6 +273,7 @@ async def run(request: Request, form: forms.Form, sent: dict[str, Any]) -> Outco
 
 
 def refused(form: forms.Form, status: int, errors: list[str]) -> Outcome:
-    if status == 404:  # what the page acted on is gone (another tab, another admin, another replica)
+    # what the page acted on is gone (another tab, another admin, another replica)
+    if status == 404 and form.stale_when_missing:
         return Outcome(errors={forms.FORM_LEVEL: [STALE.format(why="; ".join(errors))]}, status=404)
     return Outcome(errors=forms.place(form, errors), status=status)

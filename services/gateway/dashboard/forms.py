@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Kind = Literal["text", "int", "bool", "list", "lines"]
+Kind = Literal["text", "int", "number", "bool", "list", "words", "lines"]
 FORM_LEVEL = ""  # errors about no one field are shown above the form
 
 
@@ -23,6 +23,9 @@ class Form:
     action: str
     fields: Mapping[str, Kind]
     blank_clears: frozenset[str] = frozenset()  # sent empty, these clear the value ("" or [])
+    # (pattern, field): a refusal matching the pattern is shown beside that field, before names are tried
+    where: tuple[tuple[str, str], ...] = ()
+    stale_when_missing: bool = True  # a 404 means the page acted on something gone (not a field's value)
 
 
 @dataclass
@@ -56,6 +59,21 @@ FORMS: dict[str, Form] = {form.action: form for form in (
                     "rpmo": "int"}),
     Form("scheduler", {"mode": "text"}),
     Form("settings", {"max_calls": "int", "max_explorers": "int"}),
+    Form("onboard", {"served": "words", "endpoint": "text", "mode": "text"}, where=(
+        (r"no endpoint |model list failed", "endpoint"), (r"mode must be", "mode"),
+        (r"does not list|picked twice|already queued|already registered|was retired|not a served id|items",
+         "served")), stale_when_missing=False),
+    Form("onboard-stop", {}),
+    Form("onboard-clear", {}),
+    Form("dismiss", {"served": "text", "undo": "bool"}),
+    Form("discover-add", {"provider": "text", "model": "text", "endpoint": "text", "mode": "text"},
+         where=((r".", FORM_LEVEL),), stale_when_missing=False),
+    Form("catalog-refresh", {}),
+    Form("facts", {"alias": "text", "context_window": "int", "max_output": "int", "tools": "bool",
+                   "vision": "bool", "structured_output": "bool", "reasoning": "bool", "cost_input": "number",
+                   "cost_output": "number", "knowledge_cutoff": "text"},
+         where=((r"cost", "cost_input"), (r"nothing to set", FORM_LEVEL))),
+    Form("facts-clear", {"alias": "text", "fact": "text"}),
 )}
 BOOL_WORDS = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False,
               "0": False}
@@ -75,8 +93,13 @@ def converted(kind: Kind, text: str) -> tuple[Any, str | None]:
         if text.lower() not in BOOL_WORDS:
             return None, "must be yes or no"
         return BOOL_WORDS[text.lower()], None
+    if kind == "number":
+        number = re.fullmatch(r"\d{1,9}(\.\d{1,9})?", text)
+        return (float(text), None) if number else (None, "must be a number")
     if kind == "list":
         return [part.strip() for part in text.split(",") if part.strip()], None
+    if kind == "words":  # several ids at once: commas, spaces or lines between them
+        return [part for part in re.split(r"[\s,]+", text) if part], None
     if kind == "lines":
         return [line.strip() for line in text.splitlines() if line.strip()], None
     return text, None
@@ -106,7 +129,9 @@ def place(form: Form, errors: Sequence[str]) -> dict[str, list[str]]:
     placed: dict[str, list[str]] = {}
     names = sorted(form.fields, key=len, reverse=True)
     for error in errors:
-        where = next((n for n in names if mentions(error, n)), FORM_LEVEL)
+        where = next((f for pattern, f in form.where if re.search(pattern, error)), None)
+        if where is None:
+            where = next((n for n in names if mentions(error, n)), FORM_LEVEL)
         placed.setdefault(where, []).append(error)
     return placed
 
@@ -127,4 +152,13 @@ def pydantic_errors(errors: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]
         if error.get("type") == "extra_forbidden":
             where, text = FORM_LEVEL, f"unknown field {'.'.join(loc)}"
         placed.setdefault(where, []).append(text)
+    return placed
+
+
+def on_fields(form: Form, errors: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Errors about a field the form does not show (one its handler made up) go above the form."""
+    placed: dict[str, list[str]] = {}
+    for name, texts in errors.items():
+        where = name if name in form.fields or name == FORM_LEVEL else FORM_LEVEL
+        placed.setdefault(where, []).extend(texts if where == name else [f"{name}: {t}" for t in texts])
     return placed

@@ -1,7 +1,8 @@
 """Live updates for open pages: one ordered consumer per gateway process on the event stream (new events
 only, headers only), fanned out to every page's Server-Sent Events stream as the kind of thing that changed
-(`config`, `panel`, `seat`, `verdict`, …). Whichever replica a page is open on, it hears every change made
-anywhere, because the bus is where changes are; nothing polls."""
+(`config`, `panel`, `seat`, `verdict`, `onboard`, …). Whichever replica a page is open on, it hears every
+change made anywhere, because the bus is where changes are; nothing polls. A page says where the stream
+stood when it was read (`since`); an event between that read and its feed's start is told as `catch-up`."""
 
 from __future__ import annotations
 
@@ -51,13 +52,20 @@ class Live:
             with contextlib.suppress(asyncio.QueueFull):
                 queue.put_nowait(kind)
 
-    async def stream(self, gone: Callable[[], Any]) -> AsyncIterator[str]:
+    async def position(self) -> int:
+        """The event stream's last sequence now."""
+        return int((await self.js.stream_info(subjects.EVENTS_STREAM)).state.last_seq)
+
+    async def stream(self, gone: Callable[[], Any], since: int | None = None) -> AsyncIterator[str]:
         """One page's events until `gone()` (awaitable or not) says the page left or the server stops."""
         await self._start()
         queue: asyncio.Queue[str] = asyncio.Queue(QUEUE_MAX)
         self.pages.add(queue)
         try:
+            behind = since is not None and await self.position() > since  # looked once this page hears news
             yield "retry: 3000\n\n"
+            if behind:
+                yield frame("catch-up")
             quiet = 0.0
             while True:
                 try:

@@ -17,7 +17,7 @@ NAV: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("Gateway", (("/ui/collections", "Collections"), ("/ui/endpoints", "Endpoints"),
                  ("/ui/models", "Models"), ("/ui/mcp", "MCP sessions"), ("/ui/onboarding", "Onboarding"),
                  ("/ui/discover", "Discover"))),
-    ("Control", (("/ui/keys", "Gateway keys"), ("/ui/settings", "Settings"))),
+    ("Control", (("/ui/keys", "Gateway keys"), ("/ui/settings", "Settings"), ("/ui/info", "Info"))),
 )
 PAGES = tuple(href for _, pages in NAV for href, _ in pages)
 STATIC = {"htmx.min.js": "text/javascript", "dash.js": "text/javascript", "dash.css": "text/css",
@@ -54,6 +54,7 @@ def page(request: Request, template: str, title: str, *, status: int = 200, live
          **values: Any) -> HTMLResponse:
     html = ENV.get_template(template).render(
         title=title, nav=NAV if live else (), path=request.url.path, here=here(request), live=live,
+        seq=getattr(request.state, "seq", ""),
         notes=values.pop("notes", []), **values)
     return HTMLResponse(html, status_code=status, headers=HEADERS)
 

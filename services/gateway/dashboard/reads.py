@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from starlette.requests import Request
 
 from services.gateway.ask import Refusal
+from services.gateway.routes import admin_onboard
 from services.gateway.routes.admin_base import context
 from shared import subjects
 from shared.commands import (
@@ -24,9 +25,13 @@ from shared.commands import (
     SuiteResultsReply,
     SuiteResultsRequest,
 )
+from shared.config_rules.base import Invalid
+from shared.onboarding import OnboardRequest
 from shared.transcripts import CALL_ID
 
 Reply = TypeVar("Reply", bound=BaseModel)
+QUEUE_READ_S = 5.0  # a page shows a note rather than wait the queue route's two minutes for a prober
+CANDIDATES_READ_S = 30.0  # every endpoint's list is asked, through a caller
 T = TypeVar("T")
 
 VERDICT_STATS = ("SELECT alias, count(*) FILTER (WHERE useful), count(*) FROM (SELECT call, "
@@ -57,6 +62,9 @@ class Notes:
             return await read
         except Refusal as refusal:
             self.items.append(f"{what}: {refusal.message}")
+            return empty
+        except Invalid as invalid:  # a prober that answered with a refusal
+            self.items.append(f"{what}: {'; '.join(invalid.errors)}")
             return empty
 
 
@@ -146,3 +154,11 @@ async def reminders(request: Request) -> dict[str, list[str]]:
         sessions.setdefault(session, []).append(call)
     return sessions
 
+
+
+async def onboard_queue(request: Request) -> dict[str, Any]:
+    return await admin_onboard.ask(request, OnboardRequest(action="status"), QUEUE_READ_S)
+
+
+async def candidates(request: Request) -> dict[str, Any]:
+    return await admin_onboard.ask(request, OnboardRequest(action="candidates"), CANDIDATES_READ_S)

@@ -5,50 +5,48 @@ Forms post JSON to `/ui/do/<form>`, which runs the admin API's own handler (`act
 from __future__ import annotations
 
 import json
+import platform
 from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
 from services.gateway.admin import more_views
 from services.gateway.admin import views as config_views
-from services.gateway.dashboard import actions, forms, reads, views
+from services.gateway.dashboard import actions, bench_views, forms, reads, views
 from services.gateway.dashboard.live import Live
 from services.gateway.dashboard.pages import fragment, page, static
-from services.gateway.routes import admin_keys
+from services.gateway.routes import admin_catalog, admin_config, admin_keys
 from services.gateway.routes.admin_base import context
 from services.gateway.routes.admin_models import feeds, last_probes
 from shared import subjects
 from shared.commands import QuotaReply, QuotaRequest, UsageReply, UsageRequest
 from shared.config_rules import base as rules
+from shared.config_rules import facts as fact_rules
 from shared.config_rules import scheduler as scheduler_rules
 from shared.config_state import ConfigState
 from shared.version import package_version
 
-router = APIRouter(include_in_schema=False)
 PANELS_SHOWN = 30  # P-17
-ABSENT = {
-    "onboarding": ("Onboarding", "Onboarding (a model tried, probed and added in one step, with live "
-                                 "progress) is not part of this gateway yet, so there is nothing to show "
-                                 "here."),
-    "discover": ("Discover", "Discover (the catalogue of models each endpoint offers) is not part of this "
-                             "gateway yet, so there is nothing to show here."),
-}
+NOT_PAGES = ("/ui/static/", "/ui/live", "/ui/seat", "/ui/do/")
 
 
 def choices(state: ConfigState) -> dict[str, Any]:
     chat = sorted(a for a, m in state.models.items() if m.role not in rules.NOT_CHAT_ROLES)
     return {"endpoints": [(n, n) for n in sorted(state.endpoints)], "aliases": chat,
-            "collections": [(n, n) for n in sorted(state.collections)]}
+            "collections": [(n, n) for n in sorted(state.collections)], "modes": list(bench_views.MODES)}
 
 
 async def models_of(request: Request) -> list[dict[str, Any]]:
     state = context(request).config
     resting = (await feeds(request).resting()).until
-    return more_views.models(state, resting, datetime.now(UTC), await last_probes(request))
+    rows = more_views.models(state, resting, datetime.now(UTC), await last_probes(request))
+    costs = {alias: facts.cost.model_dump() if facts and facts.cost else None
+             for alias, facts in ((row["alias"], state.facts_of(row["alias"])) for row in rows)}
+    return [{**row, "price": views.price_of(costs[row["alias"]], str(row["served"]))} for row in rows]
 
 
 def live_hub(request: Request) -> Live:
@@ -57,6 +55,16 @@ def live_hub(request: Request) -> Live:
         hub = Live(context(request).js)
         request.app.state.live = hub
     return hub
+
+
+async def stream_position(request: Request) -> None:
+    """A page carries where the event stream stood before it was read (`data-seq`), so its live feed, once
+    connected, catches up on what happened in between (a progress event of a fast onboarding, say)."""
+    if request.method == "GET" and not request.url.path.startswith(NOT_PAGES):
+        request.state.seq = await live_hub(request).position()
+
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(stream_position)])
 
 
 @router.get("/")
@@ -120,7 +128,10 @@ async def logs(request: Request) -> HTMLResponse:
                                                     UsageReply), UsageReply())
     changes = (await feeds(request).changes(ctx.config.seq)).newest(200)
     runs = await notes.get("scheduler", reads.sql(request, reads.JOB_RUNS), [])
-    return page(request, "logs.html", "Logs", notes=notes.items, calls=calls.rows, changes=changes, runs=runs)
+    queue = await notes.get("onboarding", reads.onboard_queue(request), None)
+    return page(request, "logs.html", "Logs", notes=notes.items, calls=calls.rows, changes=changes, runs=runs,
+                onboarded=bench_views.queue_rows(queue["items"]) if queue else [],
+                issues=queue["issues"] if queue else [])
 
 
 @router.get("/ui/endpoints")
@@ -139,9 +150,12 @@ async def models(request: Request) -> HTMLResponse:
     state = context(request).config
     limits = {row["alias"]: row["limits"] for row in more_views.connections(state)["models"]}
     grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    await feeds(request).resting()  # folds the context windows providers stated, as /api/model/facts does
     for alias, model in sorted(state.models.items()):
         shown = ", ".join(f"{k} {v}" for k, v in limits.get(alias, {}).items() if v)
-        grouped[state.connection_of(alias)].append({**config_views.fields(model), "limits": shown})
+        facts = bench_views.fact_rows(fact_rules.facts_view(alias, state)["facts"])
+        grouped[state.connection_of(alias)].append({**config_views.fields(model), "limits": shown,
+                                                    "facts": facts})
     return page(request, "models.html", "Models", by_connection=sorted(grouped.items()),
                 choices=choices(state))
 
@@ -167,6 +181,13 @@ async def settings(request: Request) -> HTMLResponse:
               ("Provider keys", "held by the callers only (BENCHWARMERS_KEY_<NAME>)")]
     return page(request, "settings.html", "Settings", scheduler=scheduler_rules.view(ctx.config, s.scheduler),
                 gateway=config_views.settings(ctx.config), server=server, choices=choices(ctx.config))
+
+
+@router.get("/ui/info")
+async def info(request: Request) -> HTMLResponse:
+    status = await admin_config.status(request)
+    rows = views.info_rows(status, f"{platform.python_implementation()} {platform.python_version()}")
+    return page(request, "info.html", "Info", rows=rows)
 
 
 @router.get("/ui/mcp")
@@ -196,13 +217,32 @@ async def suite(request: Request) -> HTMLResponse:
 
 
 @router.get("/ui/onboarding")
-async def onboarding(request: Request) -> HTMLResponse:
-    return page(request, "absent.html", ABSENT["onboarding"][0], why=ABSENT["onboarding"][1])
+async def onboarding(request: Request, part: str = "") -> HTMLResponse:
+    """The queue (refreshed live as `onboard_progress` events arrive: `?part=queue` skips the candidates,
+    which ask every endpoint), a form to queue models, and the candidates with Dismiss."""
+    notes = reads.Notes()
+    queue = await notes.get("onboarding queue", reads.onboard_queue(request), None)
+    found = None
+    if part != "queue":
+        found = await notes.get("candidates", reads.candidates(request), None)
+    items = queue["items"] if queue else []
+    return page(request, "onboarding.html", "Onboarding", notes=notes.items, queue=queue,
+                items=bench_views.queue_rows(items), issues=queue["issues"] if queue else [],
+                controls=bench_views.queue_controls(items, bool(queue and queue["stopping"])),
+                candidates=found, choices=choices(context(request).config))
 
 
 @router.get("/ui/discover")
 async def discover(request: Request) -> HTMLResponse:
-    return page(request, "absent.html", ABSENT["discover"][0], why=ABSENT["discover"][1])
+    """CAT-4's rows with the page's filters, Add (CAT-5) where a route exists, and each feed's status."""
+    filters = bench_views.DiscoverFilters.of(request.query_params)
+    listed = await admin_catalog.discover_list(request, free=filters.price == "free", new=filters.new)
+    status = await admin_catalog.catalog_status(request)
+    rows = bench_views.discover_rows([r.model_dump(mode="json") for r in listed["rows"]], filters)
+    return page(request, "discover.html", "Discover", rows=rows, filters=filters,
+                prices=bench_views.PRICES, reaches=bench_views.REACHES, baseline=listed["baseline"],
+                feeds=bench_views.feed_rows(f.model_dump(mode="json") for f in status["feeds"]),
+                refreshed=status["refreshed"], choices=choices(context(request).config))
 
 
 @router.post("/ui/do/{action}")
@@ -227,8 +267,9 @@ async def act(request: Request, action: str) -> HTMLResponse:
 
 
 @router.get("/ui/live")
-async def live(request: Request) -> StreamingResponse:
-    """Server-Sent Events: `change` with the kind of event the bus carried, as it happens."""
+async def live(request: Request, since: int | None = None) -> StreamingResponse:
+    """Server-Sent Events: `change` with the kind of event the bus carried, as it happens, and `catch-up`
+    first when something happened since the page's `since` (its stream position when it was read)."""
     hub = live_hub(request)
 
     def gone() -> Any:
@@ -236,7 +277,7 @@ async def live(request: Request) -> StreamingResponse:
             return True
         return request.is_disconnected()
 
-    return StreamingResponse(hub.stream(gone), media_type="text/event-stream",
+    return StreamingResponse(hub.stream(gone, since), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 

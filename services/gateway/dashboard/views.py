@@ -17,23 +17,35 @@ RESTORE_DAYS = 7  # H-D4: retirements of the last 7 days are offered Restore
 # ---------------------------------------------------------------- at a glance
 
 
+PRICES = ("free", "paid", "unknown")
+
+
 @dataclass(frozen=True)
 class Filters:
     connection: str = ""
     status: str = ""
     role: str = ""
     retired: bool = False
+    price: str = ""
 
     @classmethod
     def of(cls, query: Mapping[str, str]) -> Filters:
         return cls(query.get("connection", ""), query.get("status", ""), query.get("role", ""),
-                   query.get("retired", "") in ("1", "on", "true"))
+                   query.get("retired", "") in ("1", "on", "true"), query.get("price", ""))
 
     def keeps(self, row: Mapping[str, Any]) -> bool:
         if row.get("retired") and not (self.retired or self.status == "retired"):
             return False
         return all(not want or row.get(key) == want for key, want in
-                   (("connection", self.connection), ("status", self.status), ("role", self.role)))
+                   (("connection", self.connection), ("status", self.status), ("role", self.role),
+                    ("price", self.price)))
+
+
+def price_of(cost: Mapping[str, float] | None, served: str) -> str:
+    """H-D4's price filter: free (a `:free` id, or a cost of 0 both ways), paid (a price known), unknown."""
+    if served.endswith(":free") or (cost is not None and cost["input"] == 0 and cost["output"] == 0):
+        return "free"
+    return "unknown" if cost is None else "paid"
 
 
 def glance_rows(models: Iterable[Mapping[str, Any]], verdicts: Mapping[str, tuple[int, int]],
@@ -65,7 +77,7 @@ def probe_text(probe: Mapping[str, Any] | None) -> str:
 def filter_options(models: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
     rows = list(models)
     return {"connection": sorted({str(m["connection"]) for m in rows}),
-            "status": list(STATUSES), "role": sorted({str(m["role"]) for m in rows})}
+            "status": list(STATUSES), "role": sorted({str(m["role"]) for m in rows}), "price": list(PRICES)}
 
 
 @dataclass(frozen=True)
@@ -199,3 +211,21 @@ def quota_burn(quota: Mapping[str, Any]) -> list[Burn]:
 def secret_state(value: bool | None) -> str:
     """A secret is shown as set or not set, never shown (H-D4)."""
     return "unknown" if value is None else ("set" if value else "not set")
+
+
+def info_rows(status: Mapping[str, Any], python: str) -> list[tuple[str, str]]:
+    """H-D4's Info: what this gateway is and what the bench holds, from `/api/status`."""
+    onboarding = status.get("onboarding") or {}
+    jobs = ", ".join(job for job, on in (status.get("scheduler_jobs") or {}).items() if on) or "none"
+    return [
+        ("Version", str(status["version"])), ("Python", python), ("Gateway URL", str(status["gateway"])),
+        ("Data folder", str(status["data"])),
+        ("Chat models", str(status["models"])), ("Decision models", str(status["decision_models"])),
+        ("Retired models", str(status["retired"])), ("Collections", str(status["collections"])),
+        ("Endpoints", f"{status['endpoints']} (default: {status.get('default_endpoint') or 'none'})"),
+        ("Scheduler", f"{status['scheduler']}; jobs on: {jobs}"),
+        ("Onboarding", f"{'running' if onboarding.get('running') else 'idle'}, {onboarding.get('items', 0)} "
+                       "in the batch"),
+        ("Admin login", "required (a token is set)" if status.get("auth") else "open (no token set)"),
+        ("Gateway keys", "required" if status.get("keys_required") else "not required"),
+    ]

@@ -42,16 +42,16 @@ IDLE_CHECK_S = 30.0  # a watch that heard nothing this long asks whether the que
 REASONS: dict[int, type[str]] = {400: str, 404: Missing, 409: Conflict}
 
 
-async def ask(request: Request, req: OnboardRequest) -> dict[str, Any]:
+async def ask(request: Request, req: OnboardRequest, timeout: float = ONBOARD_TIMEOUT_S) -> dict[str, Any]:
     ctx = context(request)
     req = req.model_copy(update={"config_seq": ctx.config.seq})
     try:
-        reply = await rpc.call(ctx.nc, subjects.RPC_PROBER_ONBOARD, req, OnboardReply, ONBOARD_TIMEOUT_S)
+        reply = await rpc.call(ctx.nc, subjects.RPC_PROBER_ONBOARD, req, OnboardReply, timeout)
     except rpc.RpcFailure as failure:
         if failure.answered and failure.status in REASONS:
             kind = REASONS[failure.status]
             raise Invalid([kind(line) for line in failure.message.splitlines()]) from None
-        raise bus_calls.refusal(subjects.RPC_PROBER_ONBOARD, failure, ONBOARD_TIMEOUT_S) from None
+        raise bus_calls.refusal(subjects.RPC_PROBER_ONBOARD, failure, timeout) from None
     return {**reply.model_dump(mode="json"), "ok": True}
 
 

@@ -25,6 +25,43 @@
     }
   });
 
+  // "Action needed" folded for 12 h in this browser, or until an alert it did not hold when folded (H-D4).
+  var FOLD_KEY = "bench-action-fold";
+  var FOLD_MS = 12 * 3600 * 1000;
+  function savedFold() {
+    try { return JSON.parse(window.localStorage.getItem(FOLD_KEY) || "null"); } catch (e) { return null; }
+  }
+  function alertsShown() {
+    var section = document.getElementById("live-actions");
+    return section ? (section.dataset.alerts || "").split(" ").filter(Boolean) : [];
+  }
+  function applyFold() {
+    var section = document.getElementById("live-actions");
+    if (!section) { return; }
+    var fold = savedFold();
+    var folded = !!fold && Date.now() < fold.until && alertsShown().every(function (key) {
+      return fold.keys.indexOf(key) >= 0;
+    });
+    section.classList.toggle("folded", folded);
+    var note = section.querySelector(".folded-note");
+    if (note) {
+      note.hidden = !folded;
+      if (folded) { note.querySelector(".until").textContent = new Date(fold.until).toLocaleString(); }
+    }
+  }
+  document.body.addEventListener("click", function (evt) {
+    var button = evt.target.closest && evt.target.closest("button.fold, button.unfold");
+    if (!button) { return; }
+    if (button.classList.contains("fold")) {
+      window.localStorage.setItem(FOLD_KEY, JSON.stringify({until: Date.now() + FOLD_MS, keys: alertsShown()}));
+    } else {
+      window.localStorage.removeItem(FOLD_KEY);
+    }
+    applyFold();
+  });
+  document.body.addEventListener("htmx:afterSettle", applyFold);
+  applyFold();
+
   var dialog = document.getElementById("verdict");
   if (dialog) {  // what changed while the dialog was open is shown once it closes
     dialog.addEventListener("close", function () { htmx.trigger(document.body, "bench-changed"); });
@@ -49,7 +86,8 @@
 
   if (document.body.dataset.live === "on" && window.EventSource) {
     var timer = null;
-    var source = new EventSource("/ui/live");
+    var seq = document.body.dataset.seq;  // where the stream stood when this page was read
+    var source = new EventSource("/ui/live" + (seq ? "?since=" + encodeURIComponent(seq) : ""));
     // At most one refresh a second however busy the bus is (a burst of seat events is one refresh).
     source.addEventListener("change", function (evt) {
       document.body.dataset.lastChange = evt.data;

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.gateway.dashboard.forms import FORM_LEVEL, FORMS, fill, place, pydantic_errors
+from services.gateway.dashboard.forms import FORM_LEVEL, FORMS, fill, on_fields, place, pydantic_errors
 
 
 def test_fields_become_the_api_body_and_empty_ones_are_left_out() -> None:
@@ -48,3 +48,36 @@ def test_schema_refusals_name_their_field_and_never_echo_the_value() -> None:
     placed = pydantic_errors(errors)
     assert placed == {"rpm": ["Input should be a valid integer"], FORM_LEVEL: ["unknown field extra"]}
     assert "s3cr3t" not in str(placed)
+
+
+def test_several_served_ids_are_one_onboarding_form() -> None:
+    body = fill(FORMS["onboard"], {"served": "a/b, c/d\n e:free", "endpoint": "fake", "mode": "quick"}).body
+    assert body == {"served": ["a/b", "c/d", "e:free"], "endpoint": "fake", "mode": "quick"}
+
+
+def test_the_probers_onboarding_refusals_go_beside_the_field_they_are_about() -> None:
+    errors = ["fake does not list 'a/b'; near matches: a/bc",
+              "'x' on 'nope': no endpoint 'nope' (endpoints: fake)",
+              "'x' on 'fake': mode must be one of full, quick, quick-adhoc", "'c' on 'fake' is picked twice",
+              "the queue is running; stop it and wait for the current model, then clear"]
+    assert place(FORMS["onboard"], errors) == {
+        "served": [errors[0], errors[3]], "endpoint": [errors[1]], "mode": [errors[2]],
+        FORM_LEVEL: [errors[4]]}
+
+
+def test_an_unlisted_id_is_not_taken_for_a_stale_page_but_a_removed_collection_is() -> None:
+    assert not FORMS["onboard"].stale_when_missing and not FORMS["discover-add"].stale_when_missing
+    assert FORMS["collection-remove"].stale_when_missing
+
+
+def test_a_price_is_a_number_and_a_blank_capability_is_left_as_it_is() -> None:
+    filled = fill(FORMS["facts"], {"alias": "a", "cost_input": "0.5", "cost_output": "1", "tools": "",
+                                   "vision": "no", "context_window": "32000"})
+    assert filled.body == {"alias": "a", "cost_input": 0.5, "cost_output": 1.0, "vision": False,
+                           "context_window": 32000}
+    assert fill(FORMS["facts"], {"cost_input": "-1"}).errors == {"cost_input": ["must be a number"]}
+
+
+def test_a_schema_refusal_about_a_field_the_form_does_not_show_goes_above_it() -> None:
+    placed = on_fields(FORMS["discover-add"], {"served": ["String should match pattern"], "mode": ["bad"]})
+    assert placed == {FORM_LEVEL: ["served: String should match pattern"], "mode": ["bad"]}

@@ -3,6 +3,7 @@ its field, every page shares the sidebar, and only the package's own static file
 
 from __future__ import annotations
 
+from services.gateway.dashboard.bench_views import DiscoverFilters, discover_rows, queue_controls, queue_rows
 from services.gateway.dashboard.pages import ENV, NAV, PAGES, static
 
 
@@ -48,3 +49,40 @@ def test_what_cannot_be_undone_asks_first_and_what_can_does_not() -> None:
     assert 'hx-confirm="Delete the collection core?' in html["collection-remove"]
     assert 'hx-confirm="Revoke the key core?' in html["key-revoke"]
     assert "hx-confirm" not in html["retire"]  # a retired model is restored from Action needed
+
+
+def rendered(template: str, **values: object) -> str:
+    base = {"title": "t", "nav": NAV, "path": "/", "here": "/", "live": True, "notes": [], "seq": 7,
+            "choices": {"endpoints": [("fake", "fake")], "modes": [("full", "Full"), ("quick", "Quick")]}}
+    return ENV.get_template(template).render(**{**base, **values})
+
+
+def test_the_onboarding_page_shows_each_item_an_onboard_stopped_issue_and_the_candidates() -> None:
+    items = [{"served": "a/b", "endpoint": "fake", "mode": "quick", "state": "running", "step": 4,
+              "alias": "b", "note": "", "attempts": 1},
+             {"served": "c/d", "endpoint": "fake", "mode": "full", "state": "queued", "step": 0, "alias": "",
+              "note": "", "attempts": 0}]
+    issue = {"at": "2026-12-03T10:00:00", "served": "e/f", "endpoint": "fake", "alias": "f", "step": 4,
+             "failure": "timeout", "detail": "4 of 4 probe calls unanswered"}
+    found = {"candidates": [{"served": "g/h", "endpoint": "fake", "key": "g/h", "new": True}],
+             "dismissed": [], "errors": ["other: its model list failed"]}
+    html = rendered("onboarding.html", queue={"running": True, "stopping": False}, items=queue_rows(items),
+                    issues=[issue], controls=queue_controls(items, False), candidates=found)
+    assert '<tr data-served="a/b" data-state="running">' in html and "step 4 of 5: probe" in html
+    assert "waiting its turn" in html and "Stop the queue" in html and "Clear the finished batch" not in html
+    assert "e/f on fake</strong> (alias f) stopped at step 4" in html and "timeout" in html
+    assert 'data-candidate="g/h"' in html and "other: its model list failed" in html
+    assert 'data-seq="7"' in html  # where its live feed catches up from
+
+
+def test_discover_offers_add_where_a_route_exists_and_says_why_not_elsewhere() -> None:
+    rows = discover_rows([
+        {"provider": "fake", "model": "a/b", "reach": "connected", "endpoints": ["fake"], "free": True,
+         "new": True, "first_seen": "2026-12-01", "cost": None, "also_on": [], "context_window": 8000},
+        {"provider": "far", "model": "c/d", "reach": "other", "endpoints": [], "free": True, "new": False,
+         "cost": None, "also_on": ["d-elsewhere"], "context_window": None}], DiscoverFilters())
+    html = rendered("discover.html", rows=rows, filters=DiscoverFilters(), prices=(("", "any"),),
+                    reaches=("connected",), baseline=None, feeds=[], refreshed=None)
+    assert html.count('data-action="discover-add"') == 1
+    assert 'name="endpoint" value="fake"' in html and "new (2026-12-01)" in html
+    assert "no endpoint of this bench reaches far" in html and "as d-elsewhere" in html

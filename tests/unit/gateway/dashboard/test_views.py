@@ -10,8 +10,10 @@ from services.gateway.dashboard.views import (
     action_needed,
     first_run,
     glance_rows,
+    info_rows,
     owed_seats,
     panels,
+    price_of,
     probe_text,
     quota_burn,
     secret_state,
@@ -92,3 +94,26 @@ def test_quota_burn_says_how_much_is_used() -> None:
 
 def test_a_secret_is_only_ever_set_or_not_set() -> None:
     assert [secret_state(v) for v in (True, False, None)] == ["set", "not set", "unknown"]
+
+
+def test_info_says_what_this_gateway_is_and_what_the_bench_holds() -> None:
+    status = {"version": "1.2.3", "gateway": "http://127.0.0.1:8122/v1", "data": "/d", "models": 3,
+              "decision_models": 1, "retired": 2, "collections": 4, "endpoints": 2,
+              "default_endpoint": "fake",
+              "scheduler": "run", "scheduler_jobs": {"probe": True, "suite": False}, "auth": True,
+              "keys_required": False, "onboarding": {"running": True, "items": 2}}
+    rows = dict(info_rows(status, "CPython 3.11.2"))
+    assert rows["Python"] == "CPython 3.11.2" and rows["Endpoints"] == "2 (default: fake)"
+    assert rows["Scheduler"] == "run; jobs on: probe"
+    assert rows["Onboarding"] == "running, 2 in the batch"
+    assert rows["Admin login"] == "required (a token is set)" and rows["Gateway keys"] == "not required"
+
+
+def test_the_price_filter_reads_the_models_cost_fact() -> None:
+    assert price_of(None, "vendor/m:free") == "free"
+    assert price_of({"input": 0.0, "output": 0.0}, "m") == "free"
+    assert price_of({"input": 0.0, "output": 0.4}, "m") == "paid"
+    assert price_of(None, "m") == "unknown"
+    rows = [model("f", price="free"), model("p", price="paid"), model("u", price="unknown")]
+    assert [r["alias"] for r in glance_rows(rows, {}, {}, Filters.of({"price": "paid"}))] == ["p"]
+    assert [r["alias"] for r in glance_rows(rows, {}, {}, Filters.of({}))] == ["f", "p", "u"]
