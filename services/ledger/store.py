@@ -2,8 +2,9 @@
 
 DuckDB lets one process hold a file read-write, and one connection must not be used by two threads at
 once: the fold has its own cursor (with its staging tables), every read opens a fresh cursor. Calls here
-block; the service runs them in threads. The database never reaches outside its file (no file readers,
-extensions or environment), and reports times in UTC.
+block; the service runs them in threads. The database never reaches outside its file and its export folder
+(no file readers, extensions or environment; the configuration is then locked, so no statement can undo it),
+and reports times in UTC.
 """
 
 from __future__ import annotations
@@ -77,15 +78,24 @@ def discard(path: Path) -> None:
         file.unlink(missing_ok=True)
 
 
+def exports_of(path: Path) -> Path:
+    """The one folder outside its file the ledger may write (Parquet exports), next to the file."""
+    return path.with_name(path.stem + "-exports")
+
+
 def connect(path: Path, threads: int = 1) -> duckdb.DuckDBPyConnection:
     """`threads` is DuckDB's own worker count: the fold's small transactions gain nothing from more, and
     on a small machine a multi-threaded commit takes every core from the request path for its moment."""
+    exports = exports_of(path)
+    exports.mkdir(parents=True, exist_ok=True)
     try:
         con = duckdb.connect(str(path), config={"threads": max(1, threads)})
     except duckdb.IOException as exc:
         raise LedgerFileBusy(f"{path} is held by another process: {exc}") from exc
     con.execute("SET GLOBAL TimeZone = 'UTC'")
+    con.execute("SET allowed_directories = [?]", [f"{exports.resolve()}/"])
     con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
     return con
 
 
