@@ -26,6 +26,7 @@ from cli.commands import (
     mcp,
     model,
     quota,
+    report,
     settings,
     sql,
     status,
@@ -121,6 +122,7 @@ app.command("changes")(changes.changes)
 app.command("quota")(quota.quota)
 app.command("usage")(usage.usage)
 app.command("sql")(sql.sql)
+app.command("report")(report.report)
 app.command("alerts")(alerts.alerts)
 app.add_typer(model.app, name="model")
 app.add_typer(collection.app, name="collection")

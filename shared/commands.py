@@ -460,6 +460,51 @@ class SqlReply(BaseModel):
     error: RpcError | None = None
 
 
+# ---------------------------------------------------------------- report and export
+
+
+class Price(BaseModel):
+    """What a model costs per million tokens; the ledger holds no prices, so a report is told them."""
+
+    model_config = ConfigDict(extra="forbid")
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+class ReportRequest(BaseModel):
+    """Offload seats (panel, merger, route) that started in [since, until), per model and per collection."""
+
+    model_config = ConfigDict(extra="forbid")
+    since: datetime
+    until: datetime
+    prices: dict[str, Price] = Field(default_factory=dict)  # alias → price
+
+
+class ReportLine(BaseModel):
+    """One model's (or collection's) seats in the period. Latency is over the seats that answered."""
+
+    name: str
+    seats: int
+    answered: int
+    judged: int
+    useful: int
+    useful_rate: float | None  # useful / judged
+    judged_share: float  # judged / seats
+    p50_s: float | None
+    p95_s: float | None
+    tokens_in: int
+    tokens_out: int
+    cost: float | None  # None when a price of one of its models is unknown
+    failures: dict[str, int]  # HL-1 class → seats
+
+
+class ReportReply(BaseModel):
+    since: datetime
+    until: datetime
+    models: list[ReportLine] = Field(default_factory=list)
+    collections: list[ReportLine] = Field(default_factory=list)
+
+
 # ---------------------------------------------------------------- pacing history (L-2)
 
 # How the callers' windows keep what was sent (`bench_limits`): entries younger than PACING_EXACT_S stay

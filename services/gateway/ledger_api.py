@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import datetime
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from services.gateway.ask import Refusal
-from shared.commands import PendingRequest, RecordRequest, VerdictRequest
+from shared.commands import PendingRequest, Price, RecordRequest, ReportRequest, VerdictRequest
 
 RECORD_USAGE = "GET /bench/record?collection=bench/<name>[&task=<words in the verdicts' notes>]"
 
@@ -40,15 +40,43 @@ def pending_request(body: dict[str, Any]) -> PendingRequest:
     return PendingRequest(calls=calls)
 
 
-def iso_time(text: str | None) -> datetime | None:
-    """`/api/usage?since=`: ISO 8601 (RFC 3339's lower-case `t`, `z` too); else 400, Unix times included."""
+REPORT_DAYS = 30
+PRICE_USAGE = '"price" is alias:input:output, dollars per million tokens, e.g. gpt-4o:2.5:10'
+
+
+def iso_time(text: str | None, name: str = "since") -> datetime | None:
+    """`/api/usage?since=`: ISO 8601 (RFC 3339's lower-case `t`, `z` too); else 400, Unix times included.
+    A time without a zone is UTC."""
     if text is None:
         return None
     try:
-        return datetime.fromisoformat(text.upper())
+        when = datetime.fromisoformat(text.upper())
     except ValueError:
-        raise Refusal(400, f'"since" must be an ISO 8601 time such as 2026-01-31T12:00:00Z (got {len(text)} '
+        raise Refusal(400, f'"{name}" must be an ISO 8601 time such as 2026-01-31T12:00:00Z (got {len(text)} '
                            "characters that are not one)") from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def price(text: str) -> tuple[str, Price]:
+    alias, _, rest = text.rpartition(":")
+    alias, _, first = alias.rpartition(":")
+    try:
+        if not alias:
+            raise ValueError(text)
+        return alias, Price(input=float(first), output=float(rest))
+    except ValueError:
+        raise Refusal(400, PRICE_USAGE) from None
+
+
+def report_request(
+    since: str | None, until: str | None, prices: Sequence[str], now: datetime
+) -> ReportRequest:
+    """`/api/report`: the period defaults to the last 30 days up to now; `until` must come after `since`."""
+    end = iso_time(until, "until") or now
+    start = iso_time(since, "since") or end - timedelta(days=REPORT_DAYS)
+    if end <= start:
+        raise Refusal(400, '"until" must come after "since"')
+    return ReportRequest(since=start, until=end, prices=dict(price(p) for p in prices))
 
 
 def record_request(query: Mapping[str, str]) -> RecordRequest:

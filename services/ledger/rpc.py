@@ -34,6 +34,8 @@ from shared.commands import (
     Rebuilt,
     RecordReply,
     RecordRequest,
+    ReportReply,
+    ReportRequest,
     SqlReply,
     SqlRequest,
     SuiteResultsReply,
@@ -94,6 +96,11 @@ class Handlers:
     async def claims(self, req: JudgedClaimsRequest) -> JudgedClaimsReply:
         return JudgedClaimsReply(rows=await self.ledger.read(Store.judged_claims, req.limit))
 
+    async def report(self, req: ReportRequest) -> ReportReply:
+        if req.until <= req.since:
+            raise rpc.RpcFailure(400, '"until" must come after "since"')
+        return await self.ledger.read(Store.report, req)
+
     async def rebuild(self, req: RebuildRequest) -> Rebuilt:
         return Rebuilt.model_validate(await self.ledger.rebuild())
 
@@ -131,6 +138,7 @@ async def serve(bus: rpc.Bus, ledger: Ledger) -> list[rpc.Subscription]:
         subjects.RPC_LEDGER_EVIDENCE: (EvidenceRequest, h.evidence),
         subjects.RPC_LEDGER_SUITE: (SuiteResultsRequest, h.suite),
         subjects.RPC_LEDGER_CLAIMS: (JudgedClaimsRequest, h.claims),
+        subjects.RPC_LEDGER_REPORT: (ReportRequest, h.report),
     }
     return [
         await rpc.serve(bus, subject, subjects.LEDGER_QUEUE, request_type, behind_is_503(handler))

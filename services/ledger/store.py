@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import structlog
 
-from services.ledger import analytics, schema
+from services.ledger import analytics, report, schema
 from services.ledger.fold import Rows
 from services.ledger.offloads import OFFLOAD_PURPOSES, Judged, SeatFacts, StoredVerdict
 from services.ledger.quotas import (
@@ -37,6 +37,8 @@ from shared.commands import (
     EvidenceReply,
     JudgedClaim,
     PacingReply,
+    ReportReply,
+    ReportRequest,
     SentCount,
     SentLine,
     SqlReply,
@@ -399,6 +401,18 @@ class Store:
             return analytics.run(cur, query, max_rows)
         finally:
             cur.close()
+
+    def report(self, req: ReportRequest) -> ReportReply:
+        """`bench report` over [since, until): both queries in one snapshot, so they agree."""
+        cur = self.con.cursor()
+        try:
+            cur.execute("BEGIN TRANSACTION READ ONLY")
+            lines = cur.execute(report.LINES_SQL, report.params(req)).fetchall()
+            tokens = cur.execute(report.TOKENS_SQL, report.params(req)).fetchall()
+            cur.execute("ROLLBACK")
+        finally:
+            cur.close()
+        return report.reply(req, lines, tokens)
 
     def counts(self) -> dict[str, int]:
         cur = self.con.cursor()

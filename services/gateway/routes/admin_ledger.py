@@ -10,11 +10,20 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 from starlette.requests import Request
 
-from services.gateway.admin.schemas import REFUSALS, SQL_REFUSALS, QuotaReply, SqlBody, SqlReply, UsageReply
-from services.gateway.ledger_api import iso_time
+from services.gateway.admin.schemas import (
+    REFUSALS,
+    SQL_REFUSALS,
+    QuotaReply,
+    ReportReply,
+    SqlBody,
+    SqlReply,
+    UsageReply,
+)
+from services.gateway.ledger_api import iso_time, report_request
 from services.gateway.routes.admin_base import AdminRoute, context
 from shared import commands, subjects
 from shared.commands import QuotaRequest, SqlRequest, UsageRequest
+from shared.ids import utcnow
 
 router = APIRouter(route_class=AdminRoute, tags=["ledger"])
 
@@ -52,3 +61,18 @@ async def sql(body: SqlBody, request: Request) -> dict[str, Any]:
     """One read-only SELECT over the ledger's tables, at most `max_rows` rows (10 s, 512 kB at most)."""
     req = SqlRequest(sql=body.sql, max_rows=body.max_rows)
     return await ask(request, subjects.RPC_LEDGER_SQL, req, commands.SqlReply)
+
+
+@router.get("/api/report", response_model=ReportReply, responses=REFUSALS)
+async def report(
+    request: Request,
+    since: str | None = Query(default=None, json_schema_extra={"format": "date-time"},
+                              description="ISO 8601, UTC when no zone; default: 30 days before until"),
+    until: str | None = Query(default=None, description="ISO 8601, UTC when no zone; default: now",
+                              json_schema_extra={"format": "date-time"}),
+    price: list[str] = Query(default=[], description="alias:input:output in dollars per million tokens"),
+) -> dict[str, Any]:
+    """Offload seats per model and per collection over a period: seats, useful rate, judged share, latency
+    p50/p95, tokens, cost (for the models priced here) and failures by class."""
+    req = report_request(since, until, price, utcnow())
+    return await ask(request, subjects.RPC_LEDGER_REPORT, req, commands.ReportReply)
