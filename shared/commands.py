@@ -6,7 +6,7 @@ request/reply bodies between services.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -503,6 +503,43 @@ class ReportReply(BaseModel):
     until: datetime
     models: list[ReportLine] = Field(default_factory=list)
     collections: list[ReportLine] = Field(default_factory=list)
+
+
+class ExportRequest(BaseModel):
+    """`bench ledger export`: each table's rows folded after its mark (the highest `seq` an earlier export
+    took), and only those of `since` (a UTC day) or later when given."""
+
+    model_config = ConfigDict(extra="forbid")
+    after: dict[str, int] = Field(default_factory=dict)
+    since: date | None = None
+
+
+class ExportedFile(BaseModel):
+    path: str  # <table>/day=<YYYY-MM-DD>/part-<export>-<n>.parquet, relative to the export
+    bytes: int
+
+
+class ExportReply(BaseModel):
+    """One export's Parquet files, written by the ledger in its export folder (fetched by chunks)."""
+
+    export: str
+    at: datetime
+    since: date | None = None
+    marks: dict[str, int]  # each table's highest seq in the export's snapshot: the next export's `after`
+    rows: dict[str, int]  # rows written per table (tables with none left out)
+    files: list[ExportedFile] = Field(default_factory=list)
+
+
+class ExportChunkRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    export: str
+    path: str
+    offset: int = Field(default=0, ge=0)
+
+
+class ExportChunkReply(BaseModel):
+    data: str  # base64: a NATS message carries text safely, and a chunk stays well under 1 MB
+    eof: bool
 
 
 # ---------------------------------------------------------------- pacing history (L-2)

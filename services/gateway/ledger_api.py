@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from services.gateway.ask import Refusal
-from shared.commands import PendingRequest, Price, RecordRequest, ReportRequest, VerdictRequest
+from shared.commands import (
+    ExportRequest,
+    PendingRequest,
+    Price,
+    RecordRequest,
+    ReportRequest,
+    VerdictRequest,
+)
 
 RECORD_USAGE = "GET /bench/record?collection=bench/<name>[&task=<words in the verdicts' notes>]"
 
@@ -84,3 +91,23 @@ def record_request(query: Mapping[str, str]) -> RecordRequest:
     if not collection:
         raise Refusal(400, f"say which collection: {RECORD_USAGE}")
     return RecordRequest(collection=collection, task=query.get("task", ""))
+
+
+AFTER_USAGE = '"after" is table:seq, the mark an earlier export gave for that table, e.g. seats:1200'
+
+
+def export_request(since: str | None, after: Sequence[str]) -> ExportRequest:
+    """`/api/ledger/export`: `since` a UTC day; each `after` a table's mark (named twice: the last wins)."""
+    day = None
+    if since is not None:
+        try:
+            day = date.fromisoformat(since)
+        except ValueError:
+            raise Refusal(400, '"since" must be a day such as 2026-01-31') from None
+    marks: dict[str, int] = {}
+    for mark in after:
+        table, _, seq = mark.rpartition(":")
+        if not table or not seq.isdigit() or not seq.isascii():
+            raise Refusal(400, AFTER_USAGE)
+        marks[table] = int(seq)
+    return ExportRequest(after=marks, since=day)

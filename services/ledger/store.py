@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import structlog
 
-from services.ledger import analytics, report, schema
+from services.ledger import analytics, export, report, schema
 from services.ledger.fold import Rows
 from services.ledger.offloads import OFFLOAD_PURPOSES, Judged, SeatFacts, StoredVerdict
 from services.ledger.quotas import (
@@ -35,6 +35,9 @@ from shared.commands import (
     PACING_EXACT_S,
     EvidenceLine,
     EvidenceReply,
+    ExportedFile,
+    ExportReply,
+    ExportRequest,
     JudgedClaim,
     PacingReply,
     ReportReply,
@@ -413,6 +416,31 @@ class Store:
         finally:
             cur.close()
         return report.reply(req, lines, tokens)
+
+    def export(self, req: ExportRequest, root: Path, name: str, at: datetime) -> ExportReply:
+        """Each table's rows after the asker's mark as Parquet in `root/name`, all in one snapshot."""
+        folder = root / name
+        folder.mkdir(parents=True)
+        marks, rows = {}, {}
+        cur = self.con.cursor()
+        try:
+            cur.execute("BEGIN TRANSACTION READ ONLY")
+            for table in export.TABLES:
+                found = cur.execute(f"SELECT coalesce(max(seq), 0) FROM {table.name}").fetchone()
+                upto, after = int(found[0]) if found else 0, req.after.get(table.name, 0)
+                marks[table.name] = max(upto, after)
+                if upto <= after:
+                    continue
+                counted = cur.execute(export.count_sql(table, after, upto, req.since)).fetchone()
+                if counted and counted[0]:
+                    cur.execute(export.copy_sql(table, folder, name, after, upto, req.since))
+                    rows[table.name] = int(counted[0])
+            cur.execute("ROLLBACK")
+        finally:
+            cur.close()
+        files = [ExportedFile(path=f.relative_to(folder).as_posix(), bytes=f.stat().st_size)
+                 for f in sorted(folder.rglob("*.parquet"))]
+        return ExportReply(export=name, at=at, since=req.since, marks=marks, rows=rows, files=files)
 
     def counts(self) -> dict[str, int]:
         cur = self.con.cursor()

@@ -4,6 +4,8 @@ the SQL view read tables that hold prompts and answers."""
 
 from __future__ import annotations
 
+import base64
+from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Query
@@ -19,13 +21,18 @@ from services.gateway.admin.schemas import (
     SqlReply,
     UsageReply,
 )
-from services.gateway.ledger_api import iso_time, report_request
+from services.gateway.context import GatewayContext
+from services.gateway.ledger_api import export_request, iso_time, report_request
 from services.gateway.routes.admin_base import AdminRoute, context
+from services.gateway.streaming import LeanStreamingResponse
 from shared import commands, subjects
-from shared.commands import QuotaRequest, SqlRequest, UsageRequest
+from shared.commands import ExportChunkRequest, QuotaRequest, SqlRequest, UsageRequest
 from shared.ids import utcnow
+from shared.ledger_export import EXPORT_ENTRY, TAR_END, tar_header, tar_padding
 
 router = APIRouter(route_class=AdminRoute, tags=["ledger"])
+# A first export of a big ledger writes every row: minutes, not the usual ledger answer's seconds.
+EXPORT_TIMEOUT_S = 600.0
 
 
 async def ask(request: Request, subject: str, req: BaseModel, reply_type: type[BaseModel]) -> dict[str, Any]:
@@ -76,3 +83,45 @@ async def report(
     p50/p95, tokens, cost (for the models priced here) and failures by class."""
     req = report_request(since, until, price, utcnow())
     return await ask(request, subjects.RPC_LEDGER_REPORT, req, commands.ReportReply)
+
+
+class TarResponse(LeanStreamingResponse):
+    media_type = "application/x-tar"
+
+
+async def archive(ctx: GatewayContext, reply: commands.ExportReply) -> AsyncIterator[bytes]:
+    """The export as a tar: `export.json` (the ledger's reply: marks, rows, files), then each file, fetched
+    from the ledger by chunks (a file is never held whole here)."""
+    mtime = reply.at.timestamp()
+    head = reply.model_dump_json().encode()
+    yield tar_header(EXPORT_ENTRY, len(head), mtime) + head + tar_padding(len(head))
+    for file in reply.files:
+        yield tar_header(file.path, file.bytes, mtime)
+        offset = 0
+        while offset < file.bytes:
+            req = ExportChunkRequest(export=reply.export, path=file.path, offset=offset)
+            chunk = await ctx.ask_ledger(subjects.RPC_LEDGER_EXPORT_CHUNK, req, commands.ExportChunkReply)
+            data = base64.b64decode(chunk.data)[: file.bytes - offset]
+            if not data:
+                raise RuntimeError(f"{file.path} ended at {offset} of {file.bytes} bytes")
+            offset += len(data)
+            yield data
+        yield tar_padding(file.bytes)
+    yield TAR_END
+
+
+@router.get("/api/ledger/export", response_class=TarResponse, responses=REFUSALS)
+async def ledger_export(
+    request: Request,
+    since: str | None = Query(default=None, description="only rows of this UTC day or later",
+                              json_schema_extra={"format": "date"}),
+    after: list[str] = Query(default=[], description="table:seq, a mark from an earlier export's "
+                                                     "export.json (only newer rows of that table)"),
+) -> TarResponse:
+    """The ledger's tables as Parquet (partitioned by UTC day) in a streamed tar, with `export.json` first:
+    the rows per table and each table's mark for the next, incremental, export."""
+    ctx = context(request)
+    req = export_request(since, after)
+    reply = await ctx.ask_ledger(subjects.RPC_LEDGER_EXPORT, req, commands.ExportReply, EXPORT_TIMEOUT_S)
+    name = f"ledger-{reply.export}.tar"
+    return TarResponse(archive(ctx, reply), headers={"content-disposition": f'attachment; filename="{name}"'})

@@ -16,7 +16,8 @@ async def test_report_over_the_bus(nc: bus.NATS, ledger: LedgerProcess) -> None:
                            recorded(f"{P}.member1", "a", useful=True)])
     period = {"since": (T0 - timedelta(days=1)).isoformat(), "until": (T0 + timedelta(days=1)).isoformat()}
     reply = await ask(nc, subjects.RPC_LEDGER_REPORT, {**period, "prices": {"a": {"input": 1, "output": 1}}})
-    assert [(m["name"], m["seats"], m["useful_rate"]) for m in reply["models"]] == [("a", 1, 1.0), ("b", 1, None)]
+    models = [(m["name"], m["seats"], m["useful_rate"]) for m in reply["models"]]
+    assert models == [("a", 1, 1.0), ("b", 1, None)]
     assert [(c["name"], c["seats"], c["cost"]) for c in reply["collections"]] == [("core", 2, None)]
-    backwards = await ask(nc, subjects.RPC_LEDGER_REPORT, {"since": period["until"], "until": period["since"]})
-    assert backwards["error"]["status"] == 400
+    backwards = {"since": period["until"], "until": period["since"]}
+    assert (await ask(nc, subjects.RPC_LEDGER_REPORT, backwards))["error"]["status"] == 400
