@@ -534,8 +534,8 @@ def panel_row(seq: int, e: PanelSeated | PanelAnswered) -> PanelRow:
             answered_at=None, reply=None, system=None, prompt=None, calls=None, note=None,
         )
     return PanelRow(
-        panel=e.panel, seq=seq, **common, at=None, seats=None, skipped=None, answered_at=e.at, reply=e.reply, system=e.system,
-        prompt=e.prompt, calls=list(e.calls), note=e.note,
+        panel=e.panel, seq=seq, **common, at=None, seats=None, skipped=None, answered_at=e.at, reply=e.reply,
+        system=e.system, prompt=e.prompt, calls=list(e.calls), note=e.note,
     )
 
 
