@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.benchwarmers-installed
 # checkov (the deploy/ policy check in the tests) in a venv of its own: it pins packaging<24, pytest needs 24+.
 CHECKOV := $(VENV)/checkov/bin/checkov
 
-.PHONY: run test bench bench-selection lint lock
+.PHONY: run test bench bench-ledger bench-selection lint lock
 
 run: $(STAMP)
 	$(VENV)/bin/bench up
@@ -17,6 +17,10 @@ test: $(STAMP) $(CHECKOV)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.panel
+
+# Issue 23: the ledger at 1M and 10M seats through the real fold (fold rate, report, SQL, export, rebuild).
+bench-ledger: $(STAMP)
+	$(PY) -m benchmarks.ledger
 
 # Issue 22's study: every figure and plot of docs/selection.md, from fixed seeds (a few minutes, 1 core).
 bench-selection: $(STAMP)
