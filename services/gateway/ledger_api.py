@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -48,6 +49,8 @@ def pending_request(body: dict[str, Any]) -> PendingRequest:
 
 
 REPORT_DAYS = 30
+PRICE_PATTERN = r"^.+:[0-9]{1,9}(\.[0-9]{1,9})?:[0-9]{1,9}(\.[0-9]{1,9})?$"
+AFTER_PATTERN = r"^.+:[0-9]{1,18}$"
 PRICE_USAGE = '"price" is alias:input:output, dollars per million tokens, e.g. gpt-4o:2.5:10'
 
 
@@ -65,14 +68,10 @@ def iso_time(text: str | None, name: str = "since") -> datetime | None:
 
 
 def price(text: str) -> tuple[str, Price]:
-    alias, _, rest = text.rpartition(":")
-    alias, _, first = alias.rpartition(":")
-    try:
-        if not alias:
-            raise ValueError(text)
-        return alias, Price(input=float(first), output=float(rest))
-    except ValueError:
-        raise Refusal(400, PRICE_USAGE) from None
+    if not re.match(PRICE_PATTERN, text):
+        raise Refusal(400, PRICE_USAGE)
+    alias, first, rest = text.rsplit(":", 2)
+    return alias, Price(input=float(first), output=float(rest))
 
 
 def report_request(
@@ -80,7 +79,10 @@ def report_request(
 ) -> ReportRequest:
     """`/api/report`: the period defaults to the last 30 days up to now; `until` must come after `since`."""
     end = iso_time(until, "until") or now
-    start = iso_time(since, "since") or end - timedelta(days=REPORT_DAYS)
+    try:
+        start = iso_time(since, "since") or end - timedelta(days=REPORT_DAYS)
+    except OverflowError:  # 30 days before the first day there is
+        start = datetime.min.replace(tzinfo=UTC)
     if end <= start:
         raise Refusal(400, '"until" must come after "since"')
     return ReportRequest(since=start, until=end, prices=dict(price(p) for p in prices))
@@ -106,8 +108,8 @@ def export_request(since: str | None, after: Sequence[str]) -> ExportRequest:
             raise Refusal(400, '"since" must be a day such as 2026-01-31') from None
     marks: dict[str, int] = {}
     for mark in after:
-        table, _, seq = mark.rpartition(":")
-        if not table or not seq.isdigit() or not seq.isascii():
+        if not re.match(AFTER_PATTERN, mark):
             raise Refusal(400, AFTER_USAGE)
+        table, seq = mark.rsplit(":", 1)
         marks[table] = int(seq)
     return ExportRequest(after=marks, since=day)

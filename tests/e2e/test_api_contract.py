@@ -45,6 +45,7 @@ STATE_DEPENDENT = {
     "/api/model": "a new alias must be free (and the role one the model can take)",
     "/api/models": "the endpoint must exist and the alias be free",
     "/api/sql": "the text must be one read-only SELECT over the ledger's tables",
+    "/api/report": "`until` must come after `since` (one parameter against the other)",
     "/api/suite/run": "a pass needs a model on the bench that is left to test, and the task it names",
 }
 

@@ -22,7 +22,7 @@ from services.gateway.admin.schemas import (
     UsageReply,
 )
 from services.gateway.context import GatewayContext
-from services.gateway.ledger_api import export_request, iso_time, report_request
+from services.gateway.ledger_api import AFTER_PATTERN, PRICE_PATTERN, export_request, iso_time, report_request
 from services.gateway.routes.admin_base import AdminRoute, context
 from services.gateway.streaming import LeanStreamingResponse
 from shared import commands, subjects
@@ -77,7 +77,8 @@ async def report(
                               description="ISO 8601, UTC when no zone; default: 30 days before until"),
     until: str | None = Query(default=None, description="ISO 8601, UTC when no zone; default: now",
                               json_schema_extra={"format": "date-time"}),
-    price: list[str] = Query(default=[], description="alias:input:output in dollars per million tokens"),
+    price: list[str] = Query(default=[], description="alias:input:output in dollars per million tokens",
+                             json_schema_extra={"items": {"type": "string", "pattern": PRICE_PATTERN}}),
 ) -> dict[str, Any]:
     """Offload seats per model and per collection over a period: seats, useful rate, judged share, latency
     p50/p95, tokens, cost (for the models priced here) and failures by class."""
@@ -116,7 +117,8 @@ async def ledger_export(
     since: str | None = Query(default=None, description="only rows of this UTC day or later",
                               json_schema_extra={"format": "date"}),
     after: list[str] = Query(default=[], description="table:seq, a mark from an earlier export's "
-                                                     "export.json (only newer rows of that table)"),
+                                                     "export.json (only newer rows of that table)",
+                             json_schema_extra={"items": {"type": "string", "pattern": AFTER_PATTERN}}),
 ) -> TarResponse:
     """The ledger's tables as Parquet (partitioned by UTC day) in a streamed tar, with `export.json` first:
     the rows per table and each table's mark for the next, incremental, export."""
