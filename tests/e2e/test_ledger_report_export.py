@@ -71,3 +71,15 @@ def test_report_and_incremental_export(stack: Stack, tmp_path: Path) -> None:
         manifest = json.loads((tmp_path / "manifest.json").read_text())
         assert manifest["marks"]["seats"] == second["marks"]["seats"] and len(manifest["exports"]) == 2
         assert http.get("/api/ledger/export", params={"after": "seats:x"}).status_code == 400
+
+
+def test_the_openapi_document_types_report_and_export(stack: Stack) -> None:
+    with httpx.Client(base_url=stack.url, timeout=60) as http:
+        paths = http.get("/openapi.json").json()["paths"]
+    report = paths["/api/report"]["get"]
+    assert report["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/ReportReply")
+    assert {p["name"] for p in report["parameters"]} == {"since", "until", "price"}
+    export = paths["/api/ledger/export"]["get"]
+    assert list(export["responses"]["200"]["content"]) == ["application/x-tar"]
+    after = next(p for p in export["parameters"] if p["name"] == "after")
+    assert after["schema"]["items"]["pattern"] == "^.+:[0-9]{1,18}$"
