@@ -83,3 +83,6 @@ def test_the_openapi_document_types_report_and_export(stack: Stack) -> None:
     assert list(export["responses"]["200"]["content"]) == ["application/x-tar"]
     after = next(p for p in export["parameters"] if p["name"] == "after")
     assert after["schema"]["items"]["pattern"] == "^.+:[0-9]{1,18}$"
+    refused = export["responses"]["400"]["content"]
+    assert list(refused) == ["application/json"]
+    assert refused["application/json"]["schema"]["$ref"].endswith("/ErrorReply")

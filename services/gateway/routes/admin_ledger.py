@@ -90,6 +90,14 @@ class TarResponse(LeanStreamingResponse):
     media_type = "application/x-tar"
 
 
+# FastAPI documents a route's other answers in its own media type: the refusals are JSON, said explicitly.
+TAR_REFUSALS: dict[int | str, dict[str, Any]] = {
+    status: {"description": refusal["description"],
+             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorReply"}}}}
+    for status, refusal in REFUSALS.items()
+}
+
+
 async def archive(ctx: GatewayContext, reply: commands.ExportReply) -> AsyncIterator[bytes]:
     """The export as a tar: `export.json` (the ledger's reply: marks, rows, files), then each file, fetched
     from the ledger by chunks (a file is never held whole here)."""
@@ -111,7 +119,7 @@ async def archive(ctx: GatewayContext, reply: commands.ExportReply) -> AsyncIter
     yield TAR_END
 
 
-@router.get("/api/ledger/export", response_class=TarResponse, responses=REFUSALS)
+@router.get("/api/ledger/export", response_class=TarResponse, responses=TAR_REFUSALS)
 async def ledger_export(
     request: Request,
     since: str | None = Query(default=None, description="only rows of this UTC day or later",
