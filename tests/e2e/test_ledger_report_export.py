@@ -77,7 +77,8 @@ def test_the_openapi_document_types_report_and_export(stack: Stack) -> None:
     with httpx.Client(base_url=stack.url, timeout=60) as http:
         paths = http.get("/openapi.json").json()["paths"]
     report = paths["/api/report"]["get"]
-    assert report["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/ReportReply")
+    answer = report["responses"]["200"]["content"]["application/json"]["schema"]
+    assert answer["$ref"].endswith("/ReportReply")
     assert {p["name"] for p in report["parameters"]} == {"since", "until", "price"}
     export = paths["/api/ledger/export"]["get"]
     assert list(export["responses"]["200"]["content"]) == ["application/x-tar"]
