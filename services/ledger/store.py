@@ -101,8 +101,9 @@ def connect(path: Path, threads: int = 1) -> duckdb.DuckDBPyConnection:
     exports = exports_of(path)
     exports.mkdir(parents=True, exist_ok=True)
     try:
-        config = {"threads": max(1, threads), "checkpoint_threshold": CHECKPOINT_THRESHOLD}
-        con = duckdb.connect(str(path), config=config)
+        con = duckdb.connect(
+            str(path), config={"threads": max(1, threads), "checkpoint_threshold": CHECKPOINT_THRESHOLD}
+        )
     except duckdb.IOException as exc:
         raise LedgerFileBusy(f"{path} is held by another process: {exc}") from exc
     con.execute("SET GLOBAL TimeZone = 'UTC'")
