@@ -88,7 +88,7 @@ def exports_of(path: Path) -> Path:
     return path.with_name(path.stem + "-exports")
 
 
-# DuckDB checkpoints (writes the WAL into the file, and every table's key index whole) each time the WAL
+# DuckDB checkpoints (writes the WAL into the file, the tables' key indexes among it) each time the WAL
 # passes this size. At its default (16 MB) a rebuild checkpointed every few batches and slowed as the
 # tables grew (the indexes rewritten each time): 9,000 events per CPU second after 300,000 seats, against
 # 12,500 with 256 MB (`benchmarks.ledger`). The price: a WAL of up to this size replayed after a crash.
