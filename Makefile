@@ -10,7 +10,7 @@ CHECKOV := $(VENV)/checkov/bin/checkov
 # cannot reach): installed when missing if we are root with apt-get; else those tests skip, saying why.
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test bench bench-selection lint lock chromium
+.PHONY: run test bench bench-ledger bench-selection lint lock chromium
 
 run: $(STAMP)
 	$(VENV)/bin/bench up
@@ -20,6 +20,10 @@ test: $(STAMP) $(CHECKOV) chromium
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.panel
+
+# Issue 23: the ledger at 1M and 10M seats through the real fold (fold rate, report, SQL, export, rebuild).
+bench-ledger: $(STAMP)
+	$(PY) -m benchmarks.ledger
 
 # Issue 22's study: every figure and plot of docs/selection.md, from fixed seeds (a few minutes, 1 core).
 bench-selection: $(STAMP)

@@ -10,7 +10,7 @@ import contextlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import httpx
 
@@ -133,6 +133,16 @@ class BenchClient:
                     resp.read()
                     self._reply(method, path, resp)
                 yield from resp.iter_lines()
+
+    def download(self, path: str, into: IO[bytes]) -> None:
+        """GET a binary reply (an archive) into `into` as it comes; a refusal raises like `request`."""
+        with transport_errors(self.url, "GET", path):
+            with self._http.stream("GET", path, headers=self.headers(path, "*/*")) as resp:
+                if resp.status_code != 200:
+                    resp.read()
+                    self._reply("GET", path, resp)
+                for data in resp.iter_bytes():
+                    into.write(data)
 
     def _reply(self, method: str, path: str, resp: httpx.Response) -> Reply:
         text = resp.text

@@ -29,6 +29,7 @@ from cli.commands import (
     model,
     onboard,
     quota,
+    report,
     settings,
     sql,
     status,
@@ -124,6 +125,7 @@ app.command("changes")(changes.changes)
 app.command("quota")(quota.quota)
 app.command("usage")(usage.usage)
 app.command("sql")(sql.sql)
+app.command("report")(report.report)
 app.command("alerts")(alerts.alerts)
 app.command("discover")(catalog.discover)
 assert facts.app is model.app  # `bench model facts|set` live on the model group

@@ -6,7 +6,7 @@ request/reply bodies between services.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -472,6 +472,88 @@ class SqlReply(BaseModel):
     rows: list[list[Any]] = Field(default_factory=list)
     truncated: bool = False  # more rows than max_rows matched
     error: RpcError | None = None
+
+
+# ---------------------------------------------------------------- report and export
+
+
+class Price(BaseModel):
+    """What a model costs per million tokens; the ledger holds no prices, so a report is told them."""
+
+    model_config = ConfigDict(extra="forbid")
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+class ReportRequest(BaseModel):
+    """Offload seats (panel, merger, route) that started in [since, until), per model and per collection."""
+
+    model_config = ConfigDict(extra="forbid")
+    since: datetime
+    until: datetime
+    prices: dict[str, Price] = Field(default_factory=dict)  # alias → price
+
+
+class ReportLine(BaseModel):
+    """One model's (or collection's) seats in the period. Latency is over the seats that answered."""
+
+    name: str
+    seats: int
+    answered: int
+    judged: int
+    useful: int
+    useful_rate: float | None  # useful / judged
+    judged_share: float  # judged / seats
+    p50_s: float | None
+    p95_s: float | None
+    tokens_in: int
+    tokens_out: int
+    cost: float | None  # None when a price of one of its models is unknown
+    failures: dict[str, int]  # HL-1 class → seats
+
+
+class ReportReply(BaseModel):
+    since: datetime
+    until: datetime
+    models: list[ReportLine] = Field(default_factory=list)
+    collections: list[ReportLine] = Field(default_factory=list)
+
+
+class ExportRequest(BaseModel):
+    """`bench ledger export`: each table's rows folded after its mark (the highest `seq` an earlier export
+    took), and only those of `since` (a UTC day) or later when given."""
+
+    model_config = ConfigDict(extra="forbid")
+    after: dict[str, int] = Field(default_factory=dict)
+    since: date | None = None
+
+
+class ExportedFile(BaseModel):
+    path: str  # <table>/day=<YYYY-MM-DD>/part-<export>-<n>.parquet, relative to the export
+    bytes: int
+
+
+class ExportReply(BaseModel):
+    """One export's Parquet files, written by the ledger in its export folder (fetched by chunks)."""
+
+    export: str
+    at: datetime
+    since: date | None = None
+    marks: dict[str, int]  # each table's highest seq in the export's snapshot: the next export's `after`
+    rows: dict[str, int]  # rows written per table (tables with none left out)
+    files: list[ExportedFile] = Field(default_factory=list)
+
+
+class ExportChunkRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    export: str
+    path: str
+    offset: int = Field(default=0, ge=0)
+
+
+class ExportChunkReply(BaseModel):
+    data: str  # base64: a NATS message carries text safely, and a chunk stays well under 1 MB
+    eof: bool
 
 
 # ---------------------------------------------------------------- pacing history (L-2)

@@ -41,6 +41,11 @@ RPC_LEDGER_CLAIMS = "bench.rpc.ledger.claims"
 RPC_LEDGER_PACING = "bench.rpc.ledger.pacing"
 # HL-5: the prober's auto-retire evidence (probe rows, latest answers, restores).
 RPC_LEDGER_EVIDENCE = "bench.rpc.ledger.evidence"
+# `bench report`: seats, useful rate, latency, tokens, cost and failures per model and collection.
+RPC_LEDGER_REPORT = "bench.rpc.ledger.report"
+# `bench ledger export`: the tables' new rows as Parquet in the ledger's export folder, then their bytes.
+RPC_LEDGER_EXPORT = "bench.rpc.ledger.export"
+RPC_LEDGER_EXPORT_CHUNK = "bench.rpc.ledger.export_chunk"
 # Only callers hold provider keys, so a provider's model list (C-3) is fetched by a caller.
 RPC_CALLER_MODELS = "bench.rpc.caller.models"
 # T-6: a suite pass now (`bench suite run`), run by a prober like its scheduled ones.

@@ -51,6 +51,8 @@ class GatewayContext:
         await config_caught_up(self.js, self.projection)
         return resolve(ask, self.config.collections)
 
-    async def ask_ledger(self, subject: str, request: BaseModel, reply_type: type[Reply]) -> Reply:
+    async def ask_ledger(
+        self, subject: str, request: BaseModel, reply_type: type[Reply], timeout_s: float = LEDGER_TIMEOUT_S
+    ) -> Reply:
         """A ledger RPC; its failures become refusals (`bus_calls`)."""
-        return await bus_calls.ask(self.nc, subject, request, reply_type, LEDGER_TIMEOUT_S)
+        return await bus_calls.ask(self.nc, subject, request, reply_type, timeout_s)

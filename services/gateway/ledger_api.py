@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import datetime
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from services.gateway.ask import Refusal
-from shared.commands import PendingRequest, RecordRequest, VerdictRequest
+from shared.commands import (
+    ExportRequest,
+    PendingRequest,
+    Price,
+    RecordRequest,
+    ReportRequest,
+    VerdictRequest,
+)
 
 RECORD_USAGE = "GET /bench/record?collection=bench/<name>[&task=<words in the verdicts' notes>]"
 
@@ -40,15 +48,44 @@ def pending_request(body: dict[str, Any]) -> PendingRequest:
     return PendingRequest(calls=calls)
 
 
-def iso_time(text: str | None) -> datetime | None:
-    """`/api/usage?since=`: ISO 8601 (RFC 3339's lower-case `t`, `z` too); else 400, Unix times included."""
+REPORT_DAYS = 30
+PRICE_PATTERN = r"^.+:[0-9]{1,9}(\.[0-9]{1,9})?:[0-9]{1,9}(\.[0-9]{1,9})?$"
+AFTER_PATTERN = r"^.+:[0-9]{1,18}$"
+PRICE_USAGE = '"price" is alias:input:output, dollars per million tokens, e.g. gpt-4o:2.5:10'
+
+
+def iso_time(text: str | None, name: str = "since") -> datetime | None:
+    """`/api/usage?since=`: ISO 8601 (RFC 3339's lower-case `t`, `z` too); else 400, Unix times included.
+    A time without a zone is UTC."""
     if text is None:
         return None
     try:
-        return datetime.fromisoformat(text.upper())
+        when = datetime.fromisoformat(text.upper())
     except ValueError:
-        raise Refusal(400, f'"since" must be an ISO 8601 time such as 2026-01-31T12:00:00Z (got {len(text)} '
+        raise Refusal(400, f'"{name}" must be an ISO 8601 time such as 2026-01-31T12:00:00Z (got {len(text)} '
                            "characters that are not one)") from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def price(text: str) -> tuple[str, Price]:
+    if not re.match(PRICE_PATTERN, text):
+        raise Refusal(400, PRICE_USAGE)
+    alias, first, rest = text.rsplit(":", 2)
+    return alias, Price(input=float(first), output=float(rest))
+
+
+def report_request(
+    since: str | None, until: str | None, prices: Sequence[str], now: datetime
+) -> ReportRequest:
+    """`/api/report`: the period defaults to the last 30 days up to now; `until` must come after `since`."""
+    end = iso_time(until, "until") or now
+    try:
+        start = iso_time(since, "since") or end - timedelta(days=REPORT_DAYS)
+    except OverflowError:  # 30 days before the first day there is
+        start = datetime.min.replace(tzinfo=UTC)
+    if end <= start:
+        raise Refusal(400, '"until" must come after "since"')
+    return ReportRequest(since=start, until=end, prices=dict(price(p) for p in prices))
 
 
 def record_request(query: Mapping[str, str]) -> RecordRequest:
@@ -56,3 +93,23 @@ def record_request(query: Mapping[str, str]) -> RecordRequest:
     if not collection:
         raise Refusal(400, f"say which collection: {RECORD_USAGE}")
     return RecordRequest(collection=collection, task=query.get("task", ""))
+
+
+AFTER_USAGE = '"after" is table:seq, the mark an earlier export gave for that table, e.g. seats:1200'
+
+
+def export_request(since: str | None, after: Sequence[str]) -> ExportRequest:
+    """`/api/ledger/export`: `since` a UTC day; each `after` a table's mark (named twice: the last wins)."""
+    day = None
+    if since is not None:
+        try:
+            day = date.fromisoformat(since)
+        except ValueError:
+            raise Refusal(400, '"since" must be a day such as 2026-01-31') from None
+    marks: dict[str, int] = {}
+    for mark in after:
+        if not re.match(AFTER_PATTERN, mark):
+            raise Refusal(400, AFTER_USAGE)
+        table, seq = mark.rsplit(":", 1)
+        marks[table] = int(seq)
+    return ExportRequest(after=marks, since=day)

@@ -4,8 +4,9 @@ reply size and time.
 Four locks, each enough on its own for what it guards: DuckDB's parser must see exactly one statement
 of type SELECT (a `WITH` and DuckDB's `FROM`-first form included); the statement runs inside
 `BEGIN TRANSACTION READ ONLY`, so even a data-modifying CTE is refused by the engine; the database has
-external access switched off (`Store` does it at open), so no file, extension or environment is reachable;
-and a timer interrupts a query that runs too long. The transaction is always rolled back.
+external access switched off and its configuration locked (`Store` does it at open), so no file (but the
+ledger's own Parquet exports), extension or environment is reachable, and no `SET` can undo it; and a timer
+interrupts a query that runs too long. The transaction is always rolled back.
 """
 
 from __future__ import annotations

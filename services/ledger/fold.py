@@ -9,6 +9,7 @@ and a rebuild come out identical.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -60,10 +61,12 @@ class EventRow(NamedTuple):
 class PanelRow(NamedTuple):
     """A panel, from its `panel_seated` (the plan) and its `panel_answered` (the call log line, P-16).
 
-    Either event may be missing (a panel still running); a field not known yet is None.
+    Either event may be missing (a panel still running); a field not known yet is None. `seq` is the last
+    event folded into it, so an incremental export takes a panel again when its answer arrives.
     """
 
     panel: str
+    seq: int
     at: datetime | None
     collection: str | None
     shape: str | None
@@ -79,9 +82,10 @@ class PanelRow(NamedTuple):
     note: str | None
 
     def merged(self, later: PanelRow) -> PanelRow:
-        """Each field keeps its first known value; `later` only fills the gaps."""
+        """Each field keeps its first known value; `later` only fills the gaps (`seq` is the latest)."""
         pairs = zip(self, later, strict=True)
-        return PanelRow._make(mine if mine is not None else theirs for mine, theirs in pairs)
+        filled = PanelRow._make(mine if mine is not None else theirs for mine, theirs in pairs)
+        return filled._replace(seq=max(self.seq, later.seq))
 
 
 class SeatRow(NamedTuple):
@@ -339,7 +343,7 @@ class Rows:
         self.usage.setdefault(event.call, usage_row(seq, event))
 
     def _panel(self, seq: int, event: PanelSeated | PanelAnswered) -> None:
-        row = panel_row(event)
+        row = panel_row(seq, event)
         known = self.panels.get(row.panel)
         self.panels[row.panel] = known.merged(row) if known else row
 
@@ -395,8 +399,10 @@ HANDLERS: dict[type[EventBase], Handler] = {
 }
 
 
+@functools.cache
 def handler_for(kind: type[EventBase]) -> Handler | None:
-    """The handler of the event's own class, else of its nearest base that has one."""
+    """The handler of the event's own class, else of its nearest base that has one (once per class: the
+    walk up its bases cost a rebuild more than mapping the event's fields)."""
     return next((HANDLERS[base] for base in kind.__mro__ if base in HANDLERS), None)
 
 
@@ -522,17 +528,17 @@ def quota_rows(seq: int, e: QuotaObserved) -> list[QuotaRow]:
     ]
 
 
-def panel_row(e: PanelSeated | PanelAnswered) -> PanelRow:
-    common = dict(panel=e.panel, collection=e.collection, shape=e.shape, shape_by=e.shape_by, key=e.key)
+def panel_row(seq: int, e: PanelSeated | PanelAnswered) -> PanelRow:
+    common = dict(collection=e.collection, shape=e.shape, shape_by=e.shape_by, key=e.key)
     if isinstance(e, PanelSeated):
         return PanelRow(
-            **common, at=e.at, seats=[s.model_dump() for s in e.seats],
+            panel=e.panel, seq=seq, **common, at=e.at, seats=[s.model_dump() for s in e.seats],
             skipped=[s.model_dump() for s in e.skipped],
             answered_at=None, reply=None, system=None, prompt=None, calls=None, note=None,
         )
     return PanelRow(
-        **common, at=None, seats=None, skipped=None, answered_at=e.at, reply=e.reply, system=e.system,
-        prompt=e.prompt, calls=list(e.calls), note=e.note,
+        panel=e.panel, seq=seq, **common, at=None, seats=None, skipped=None, answered_at=e.at, reply=e.reply,
+        system=e.system, prompt=e.prompt, calls=list(e.calls), note=e.note,
     )
 
 

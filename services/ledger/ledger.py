@@ -17,14 +17,25 @@ from typing import Any, TypeVar
 import structlog
 from nats.js import JetStreamContext
 
-from services.ledger import offloads, quotas
+from services.ledger import export_files, offloads, quotas
 from services.ledger.fold import fold_batch
 from services.ledger.follower import Follower
-from services.ledger.store import Store, discard
+from services.ledger.store import Store, discard, exports_of
 from shared import bus, subjects
-from shared.commands import QuotaReply, SqlReply, SqlRequest, UsageLine, UsageRequest, VerdictRequest
+from shared.commands import (
+    ExportChunkReply,
+    ExportChunkRequest,
+    ExportReply,
+    ExportRequest,
+    QuotaReply,
+    SqlReply,
+    SqlRequest,
+    UsageLine,
+    UsageRequest,
+    VerdictRequest,
+)
 from shared.events import EventBase, decode_event
-from shared.ids import utcnow
+from shared.ids import candidate_id, utcnow
 
 log = structlog.get_logger("ledger")
 
@@ -218,6 +229,16 @@ class Ledger:
 
     async def sql(self, req: SqlRequest) -> SqlReply:
         return await self.read(Store.sql, req.sql, req.max_rows)
+
+    async def export(self, req: ExportRequest) -> ExportReply:
+        """`bench ledger export`: Parquet files of what is new since the asker's marks, in its folder."""
+        root = exports_of(self.path)
+        await asyncio.to_thread(export_files.sweep, root)
+        now = utcnow()
+        return await self.read(Store.export, req, root, candidate_id("x", now), now)
+
+    async def export_chunk(self, req: ExportChunkRequest) -> ExportChunkReply:
+        return await asyncio.to_thread(export_files.read_chunk, exports_of(self.path), req)
 
     async def status(self) -> dict[str, Any]:
         rows = await self.read(Store.counts)

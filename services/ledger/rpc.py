@@ -20,6 +20,10 @@ from shared import rpc, subjects
 from shared.commands import (
     EvidenceReply,
     EvidenceRequest,
+    ExportChunkReply,
+    ExportChunkRequest,
+    ExportReply,
+    ExportRequest,
     JudgedClaimsReply,
     JudgedClaimsRequest,
     LedgerStatus,
@@ -34,6 +38,8 @@ from shared.commands import (
     Rebuilt,
     RecordReply,
     RecordRequest,
+    ReportReply,
+    ReportRequest,
     SqlReply,
     SqlRequest,
     SuiteResultsReply,
@@ -94,6 +100,20 @@ class Handlers:
     async def claims(self, req: JudgedClaimsRequest) -> JudgedClaimsReply:
         return JudgedClaimsReply(rows=await self.ledger.read(Store.judged_claims, req.limit))
 
+    async def report(self, req: ReportRequest) -> ReportReply:
+        if req.until <= req.since:
+            raise rpc.RpcFailure(400, '"until" must come after "since"')
+        return await self.ledger.read(Store.report, req)
+
+    async def export(self, req: ExportRequest) -> ExportReply:
+        return await self.ledger.export(req)
+
+    async def export_chunk(self, req: ExportChunkRequest) -> ExportChunkReply:
+        try:
+            return await self.ledger.export_chunk(req)
+        except ValueError as exc:
+            raise rpc.RpcFailure(404, str(exc)) from None
+
     async def rebuild(self, req: RebuildRequest) -> Rebuilt:
         return Rebuilt.model_validate(await self.ledger.rebuild())
 
@@ -131,6 +151,9 @@ async def serve(bus: rpc.Bus, ledger: Ledger) -> list[rpc.Subscription]:
         subjects.RPC_LEDGER_EVIDENCE: (EvidenceRequest, h.evidence),
         subjects.RPC_LEDGER_SUITE: (SuiteResultsRequest, h.suite),
         subjects.RPC_LEDGER_CLAIMS: (JudgedClaimsRequest, h.claims),
+        subjects.RPC_LEDGER_REPORT: (ReportRequest, h.report),
+        subjects.RPC_LEDGER_EXPORT: (ExportRequest, h.export),
+        subjects.RPC_LEDGER_EXPORT_CHUNK: (ExportChunkRequest, h.export_chunk),
     }
     return [
         await rpc.serve(bus, subject, subjects.LEDGER_QUEUE, request_type, behind_is_503(handler))

@@ -22,7 +22,8 @@ POSITION_DDL = f"CREATE TABLE IF NOT EXISTS {POSITION_TABLE} (stream VARCHAR PRI
 
 # strict: a key already present is a bug (each stream sequence is applied once), so the insert fails.
 # first:  the first row for a key wins (`INSERT OR IGNORE`): a seat completed twice is stored once.
-# fill:   a key's columns keep their first non-null value (a panel seated, then answered).
+# fill:   a key's columns keep their first non-null value (a panel seated, then answered); its `seq`, when
+#         it has one, is the latest sequence folded into it.
 # latest: the row of the highest stream sequence wins (the last quota a provider reported).
 Merge = Literal["strict", "first", "fill", "latest"]
 
@@ -64,7 +65,10 @@ class Table:
         if self.merge == "latest":
             sets = ", ".join(f'"{c}" = excluded."{c}"' for c in others)
             return f"{upsert} SET {sets} WHERE excluded.seq > {self.name}.seq"
-        sets = ", ".join(f'"{c}" = coalesce({self.name}."{c}", excluded."{c}")' for c in others)
+        sets = ", ".join(
+            f'"{c}" = greatest({self.name}."{c}", excluded."{c}")' if c == "seq"
+            else f'"{c}" = coalesce({self.name}."{c}", excluded."{c}")' for c in others
+        )
         return f"{upsert} SET {sets}"
 
     def rows_of(self, rows: fold.Rows) -> Sequence[tuple[Any, ...]]:

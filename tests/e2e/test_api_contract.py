@@ -46,6 +46,7 @@ STATE_DEPENDENT = {
     "/api/model/facts": "a write sets or clears at least one fact, and never one fact both ways",
     "/api/models": "the endpoint must exist and the alias be free",
     "/api/sql": "the text must be one read-only SELECT over the ledger's tables",
+    "/api/report": "`until` must come after `since` (one parameter against the other)",
     "/api/suite/run": "a pass needs a model on the bench that is left to test, and the task it names",
     "/api/onboard-queue": "each item's endpoint must exist and list its served id, not yet on the bench",
     "/api/onboard": "the endpoint must exist and list the served id, not yet on the bench",

@@ -20,6 +20,7 @@ from shared.commands import (
     KnownLimits,
     QuotaLine,
     RankLine,
+    ReportLine,
     Rescored,
     RestingLine,
     SentLine,
@@ -540,6 +541,15 @@ class UsageReply(Ok):
     """L-5: one row per provider call, newest first; never a prompt."""
 
     rows: list[UsageLine]
+
+
+class ReportReply(Ok):
+    """`bench report`: offload seats per model and per collection that completed in [since, until)."""
+
+    since: datetime
+    until: datetime
+    models: list[ReportLine]
+    collections: list[ReportLine]
 
 
 class SqlBody(Body):

@@ -34,7 +34,7 @@ async def test_every_event_type_is_folded_into_typed_rows(nc: bus.NATS, ledger: 
     assert tables["ledger_position"] == [(subjects.EVENTS_STREAM, last)]
     assert [row[0] for row in tables["events_applied"]] == list(range(1, 9))
     (panel,) = tables["panels"]
-    assert panel[0] == P and panel[2] == "core" and panel[12] == [M1, M2]
+    assert panel[0] == P and panel[1] == 6 and panel[3] == "core" and panel[13] == [M1, M2]  # seq: the answer
     seats = {row[0]: row for row in tables["seats"]}
     assert seats[M2][13:17] == ("error", 1.26, "", "HTTP 500") and seats[M2][17:19] == ("other", 500)
     assert [row[4] for row in tables["verdicts"]] == [M1]

@@ -158,6 +158,17 @@ def test_sql_stops_before_the_reply_would_outgrow_a_nats_message(store: Store) -
     ("COPY seats TO 'out.csv'", "only SELECT"),
     ("WITH gone AS (DELETE FROM seats RETURNING call) SELECT * FROM gone", "read-only"),
     ("SELECT * FROM read_text('/etc/hostname')", "disabled by configuration"),
+    ("SELECT * FROM read_csv('/etc/passwd')", "disabled by configuration"),
+    ("SELECT * FROM read_parquet('/tmp/x.parquet')", "disabled by configuration"),
+    ("SELECT * FROM read_json('/tmp/x.json')", "disabled by configuration"),
+    ("SELECT * FROM glob('/etc/*')", "disabled by configuration"),
+    ("SELECT getenv('HOME')", "does not exist"),
+    ("INSTALL httpfs", "only SELECT"),
+    ("LOAD httpfs", "only SELECT"),
+    ("SET threads = 8", "only SELECT"),
+    ("PRAGMA enable_profiling", "only SELECT"),
+    ("CALL pragma_version()", "only SELECT"),
+    ("CREATE TABLE x AS SELECT 1", "only SELECT"),
     ("SELEC 1", "not valid SQL"),
 ])
 def test_sql_refuses_whatever_could_write_or_reach_outside(store: Store, query: str, why: str) -> None:
@@ -168,6 +179,19 @@ def test_sql_refuses_whatever_could_write_or_reach_outside(store: Store, query: 
     assert store.counts()["seats"] == 1 and store.position() == 1
     apply_each(store, completed(f"{P}.member2"))  # the fold goes on
     assert store.counts()["seats"] == 2
+
+
+def test_no_statement_can_undo_the_locks(store: Store) -> None:
+    """Even a statement that got past the SELECT check (here run directly) finds the configuration locked."""
+    cur = store.con.cursor()
+    try:
+        for undo in ("SET enable_external_access = true", "RESET allowed_directories", "SET threads = 4"):
+            with pytest.raises(duckdb.InvalidInputException, match="locked"):
+                cur.execute(undo)
+        with pytest.raises(duckdb.PermissionException):
+            cur.execute("COPY seats TO '/tmp/anywhere.csv'")
+    finally:
+        cur.close()
 
 
 def test_sql_stops_a_query_that_runs_too_long(store: Store) -> None:

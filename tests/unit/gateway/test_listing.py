@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from services.gateway.ask import Refusal
-from services.gateway.ledger_api import iso_time, pending_request, record_request, verdict_request
+from services.gateway.ledger_api import (
+    export_request,
+    iso_time,
+    pending_request,
+    record_request,
+    report_request,
+    verdict_request,
+)
 from services.gateway.listing import model_rows
 from shared.alerts import pending_key
+from shared.commands import Price
 from shared.events import AlertRaised, GatewaySettingsSaved, ModelLearned
 from tests.unit.gateway.factories import collection, config, endpoint, model
 
@@ -136,3 +145,29 @@ def test_usage_since_is_an_iso_time_or_refused() -> None:
         with pytest.raises(Refusal) as caught:
             iso_time(bad)
         assert caught.value.status == 400 and '"since"' in caught.value.message
+
+
+def test_report_period_defaults_to_thirty_days_and_prices_are_parsed() -> None:
+    now = datetime(2026, 12, 3, 12, tzinfo=UTC)
+    req = report_request(None, None, ["openai/gpt-4o:2.5:10"], now)
+    assert (req.since, req.until) == (now - timedelta(days=30), now)
+    assert req.prices["openai/gpt-4o"] == Price(input=2.5, output=10)
+    assert report_request("2026-11-01", None, [], now).since == datetime(2026, 11, 1, tzinfo=UTC)
+    assert report_request(None, "0001-01-02T00:00:00Z", [], now).since.year == 1  # no overflow
+    for since, until, prices, word in (
+        ("2026-12-02", "2026-12-01", [], '"until" must come after'), ("x", None, [], '"since"'),
+        (None, "soon", [], '"until"'), (None, None, ["a:1"], '"price"'), (None, None, ["a:x:1"], '"price"'),
+        (None, None, ["a:-1:1"], '"price"'),
+    ):
+        with pytest.raises(Refusal) as caught:
+            report_request(since, until, prices, now)
+        assert caught.value.status == 400 and word in caught.value.message
+
+
+def test_export_marks_and_day_are_checked() -> None:
+    req = export_request("2026-12-01", ["seats:12", "panels:3", "seats:15"])
+    assert req.since == date(2026, 12, 1) and req.after == {"seats": 15, "panels": 3}
+    for since, after in (("yesterday", []), (None, ["seats"]), (None, ["seats:-1"]), (None, [":4"])):
+        with pytest.raises(Refusal) as caught:
+            export_request(since, after)
+        assert caught.value.status == 400
