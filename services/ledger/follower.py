@@ -49,13 +49,15 @@ class Follower:
         self.batch_max = max(1, batch_max)
         self._queue: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue(maxsize=self.batch_max)
         self._sub: Consumer | None = None
-        self._next = 1  # the stream sequence to hand out next
+        self._next = 1  # the stream sequence to queue next (advanced only once one is in the queue)
+        self._handed = 0  # the last stream sequence handed out in a batch
         self._delivered = 0  # the last consumer sequence heard from the current consumer
         self._heard = False  # anything delivered since the last check
         self._watch: asyncio.Task[None] | None = None
 
     async def start(self, from_seq: int) -> None:
         self._next = max(1, from_seq)
+        self._handed = self._next - 1
         await self._subscribe()
         self._watch = asyncio.create_task(self._watching())
 
@@ -103,10 +105,13 @@ class Follower:
             return
         self._delivered = sequence.consumer
         self._heard = True
-        if sequence.stream < self._next:  # already handed out (a replaced consumer starts after it)
+        if sequence.stream < self._next:  # already queued (a replaced consumer starts after it)
             return
-        self._next = sequence.stream + 1
+        # `_next` moves only once the message is in the queue: a consumer replaced while this put waits on a
+        # full queue (its callback may be cancelled) starts again from this message, never after it. If the
+        # old put completes too, the repeat is dropped when batches are handed out.
         await self._queue.put((sequence.stream, msg.data))
+        self._next = max(self._next, sequence.stream + 1)
 
     async def next_batch(
         self, linger_s: float = 0.0, urgent: asyncio.Event | None = None
@@ -116,6 +121,16 @@ class Follower:
         Each batch is one DuckDB transaction; a busy bus folded event by event spends its time committing.
         Lingering trades a little lag for big batches, and a reader waiting on the fold cuts it short.
         """
+        while True:
+            fresh = []
+            for seq, data in await self._gathered(linger_s, urgent):
+                if seq > self._handed:  # a repeat from a replaced consumer is not handed out twice
+                    self._handed = seq
+                    fresh.append((seq, data))
+            if fresh:
+                return fresh
+
+    async def _gathered(self, linger_s: float, urgent: asyncio.Event | None) -> list[tuple[int, bytes]]:
         loop = asyncio.get_running_loop()
         batch = [await self._queue.get()]
         deadline = loop.time() + linger_s

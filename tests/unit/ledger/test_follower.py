@@ -82,3 +82,39 @@ async def test_a_full_batch_does_not_linger() -> None:
         f._queue.put_nowait((seq, b"x"))
     batch = await asyncio.wait_for(f.next_batch(linger_s=3600, urgent=asyncio.Event()), 5)
     assert [s for s, _ in batch] == [1, 2]
+
+
+async def test_a_consumer_replaced_while_a_message_waits_on_a_full_queue_loses_nothing_and_repeats_nothing(
+) -> None:
+    """The put of event 2 waits on a full queue when the consumer is replaced (the server did not answer in
+    time under load): the new consumer starts from 2, not after it, whether or not the old put completes."""
+    stream = Stream()
+    f = Follower(js=stream, batch_max=1)
+    await f.start(1)
+    await f._on_msg(delivered(1, 1))  # fills the queue
+    waiting = asyncio.create_task(f._on_msg(delivered(2, 2)))
+    await asyncio.sleep(0)
+    await f._resubscribe("TimeoutError")
+    assert stream.starts == [1, 2]
+    waiting.cancel()  # nats-py may end the old consumer's callback
+    assert [s for s, _ in await f.next_batch()] == [1]
+    await f._on_msg(delivered(1, 2))  # the new consumer delivers it again
+    assert [s for s, _ in await f.next_batch()] == [2]
+
+    kept = Follower(js=Stream(), batch_max=1)  # and when the old put does complete, 2 is handed out once
+    await kept.start(1)
+    await kept._on_msg(delivered(1, 1))
+    old = asyncio.create_task(kept._on_msg(delivered(2, 2)))
+    await asyncio.sleep(0)
+    await kept._resubscribe("TimeoutError")
+    new = asyncio.create_task(kept._on_msg(delivered(1, 2)))
+    await asyncio.sleep(0)
+    assert [s for s, _ in await kept.next_batch()] == [1]
+    await asyncio.wait_for(old, 5)
+    assert [s for s, _ in await kept.next_batch()] == [2]
+    await asyncio.wait_for(new, 5)  # its repeat of 2 is queued...
+    third = asyncio.create_task(kept._on_msg(delivered(2, 3)))
+    assert [s for s, _ in await asyncio.wait_for(kept.next_batch(), 5)] == [3]  # ...and dropped
+    await asyncio.wait_for(third, 5)
+    await f.stop()
+    await kept.stop()
