@@ -13,7 +13,9 @@ explorers (5 seats a panel), then measures with `loadgen` in a separate process:
   * each process's CPU per panel, and its memory: idle (started, configured, before any load), peak, and
     after the runs, or after a soak of `--soak-minutes` (env `BENCH_SOAK_MINUTES`; the issue's figure is
     10) of panels and route turns at 32 concurrent, with each process's growth over the soak once warm,
-  * route mode's total time as well as its first byte, each against the provider's own.
+  * route mode's total time as well as its first byte, each against the provider's own,
+  * what a panel and a route turn cost the stack: CPU ms (all its processes) and NATS messages per request,
+    figures a busy shared machine moves far less than it moves latency.
 Before each latency run and the CPU count the stack is let settle (quiet), so no run shares the machine
 with the catch-up of the one before it.
 """
@@ -29,7 +31,9 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +112,30 @@ def summary(result: dict[str, Any]) -> dict[str, float]:
         if values:
             out[f"{key}_p50_ms"], out[f"{key}_p95_ms"] = pct(values, 0.5), pct(values, 0.95)
     return out
+
+
+class Cost:
+    """What the stack spent on a run, per request: CPU milliseconds (all its processes together; on a shared
+    machine far steadier than latency) and messages through the NATS server (in + out: the bus hops)."""
+
+    def __init__(self, pids: dict[str, int], monitor: str | None) -> None:
+        self.pids, self.monitor = pids, monitor
+
+    def _msgs(self) -> int:
+        if not self.monitor:
+            return 0
+        with httpx.Client(timeout=5) as client:
+            varz = client.get(f"{self.monitor}/varz").json()
+        return int(varz.get("in_msgs", 0)) + int(varz.get("out_msgs", 0))
+
+    def of(self, run: Callable[[], dict[str, Any]]) -> dict[str, float]:
+        """`run()` (a load), its summary with `cpu_ms_per_request` and `bus_msgs_per_request` added."""
+        cpu0, msgs0 = sum(cpu_seconds(self.pids).values()), self._msgs()
+        out = summary(run())
+        n = max(1.0, out["n"])
+        out["cpu_ms_per_request"] = round(1000 * (sum(cpu_seconds(self.pids).values()) - cpu0) / n, 2)
+        out["bus_msgs_per_request"] = round((self._msgs() - msgs0) / n, 1)
+        return out
 
 
 def settle(pids: dict[str, int], quiet: float = 0.05, window_s: float = 0.5, limit_s: float = 180.0) -> float:
@@ -306,12 +334,14 @@ def main() -> None:
         pids = {**stack_pids, "fake-provider": provider.pid}
         settle(pids)
         idle = snapshot(stack_pids)
+        monitor = f"http://127.0.0.1:{stack.nats.monitor_port}" if stack.nats else None
+        cost = Cost(stack_pids, monitor)
         load(panel_url, BODY, 4, 3.0)  # warm-up: connections, first plans, JIT-free but cache-warm
         ticks_before, speed_before = cpu_ticks(), python_speed()
         with RssSampler(stack_pids) as rss:
             settle(pids)
             direct1 = summary(load(direct_url, direct_body, 1, 600, args.samples))
-            panel1 = summary(load(panel_url, BODY, 1, 600, args.samples))
+            panel1 = cost.of(partial(load, panel_url, BODY, 1, 600, args.samples))
             direct128 = summary(load(direct_url, direct_body, 128, args.seconds))
             panel32 = summary(load(panel_url, BODY, 32, args.seconds))
             direct_stream32 = summary(
@@ -336,7 +366,7 @@ def main() -> None:
                 settle(pids)
                 route_ttfb[f"c{c}"] = {
                     "direct": summary(load(direct_url, stream_body, c, args.seconds, turns, "data:")),
-                    "route": summary(load(panel_url, route_body, c, args.seconds, turns, "data:")),
+                    "route": cost.of(partial(load, panel_url, route_body, c, args.seconds, turns, "data:")),
                 }
             settle(pids)
             cpu0 = cpu_seconds(pids)
@@ -441,6 +471,11 @@ def print_report(r: dict[str, Any]) -> None:
         f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms"
         " (panel − direct, c=1)"
     )
+    costs = [("panel, c=1", r["panel_c1"])]
+    costs += [(f"route turn, {c}", p["route"]) for c, p in r["route_ttfb"].items()]
+    print("  the stack's cost per request (CPU ms, all its processes; NATS messages in + out): " + ", ".join(
+        f"{label} {s['cpu_ms_per_request']:.2f} ms / {s['bus_msgs_per_request']:.1f} msgs"
+        for label, s in costs))
     print(
         f"  overhead p50 after {r['seeded_seats']} seats in the ledger: {r['overhead_p50_ms_seeded']:.1f} ms "
         f"(ratio {r['overhead_ratio_seeded']:.2f}; seeding took {r['seed_seconds']:.1f} s)"
