@@ -128,12 +128,14 @@ class Cost:
             varz = client.get(f"{self.monitor}/varz").json()
         return int(varz.get("in_msgs", 0)) + int(varz.get("out_msgs", 0))
 
-    def of(self, run: Callable[[], dict[str, Any]]) -> dict[str, float]:
+    def of(self, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """`run()` (a load), its summary with `cpu_ms_per_request` and `bus_msgs_per_request` added."""
-        cpu0, msgs0 = sum(cpu_seconds(self.pids).values()), self._msgs()
-        out = summary(run())
-        n = max(1.0, out["n"])
-        out["cpu_ms_per_request"] = round(1000 * (sum(cpu_seconds(self.pids).values()) - cpu0) / n, 2)
+        cpu0, msgs0 = cpu_seconds(self.pids), self._msgs()
+        out: dict[str, Any] = summary(run())
+        cpu1, n = cpu_seconds(self.pids), max(1.0, out["n"])
+        each = {k: round(1000 * (cpu1[k] - cpu0[k]) / n, 2) for k in self.pids}
+        out["cpu_ms_per_request"] = round(sum(each.values()), 2)
+        out["cpu_ms_per_request_by_process"] = each
         out["bus_msgs_per_request"] = round((self._msgs() - msgs0) / n, 1)
         return out
 
