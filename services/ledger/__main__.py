@@ -1,3 +1,4 @@
+# ruff: noqa: E402
 """`python -m services.ledger`: run the ledger. `python -m services.ledger rebuild`: rebuild it offline.
 
 The offline rebuild is for when no ledger runs (DuckDB lets one process hold the file; a running ledger
@@ -5,6 +6,11 @@ is rebuilt with `bench ledger rebuild` instead, and this command refuses while i
 """
 
 from __future__ import annotations
+
+from shared.lean import leave_out
+
+leave_out("rich", "aiohttp")  # before anything imports them (shared/lean.py)
+# isort: split
 
 import asyncio
 import json
