@@ -9,29 +9,16 @@ The process is ours: we stop it by its PID, never by name.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
 import sys
 import urllib.request
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from shared import bus_credentials, processes
 from shared.bus_credentials import BusLogin
-
-# Go's soft memory limit for the server unless the environment sets GOMEMLIMIT: without one the collector
-# lets the heap grow to twice what is live, and JetStream's block caches after a burst of events (a ledger
-# rebuild, a busy hour) keep the process at its peak. A soft limit: the server may still go past it.
-GO_MEMORY_LIMIT = "64MiB"
-
-
-def server_env(base: Mapping[str, str]) -> dict[str, str]:
-    env = dict(base)
-    env.setdefault("GOMEMLIMIT", GO_MEMORY_LIMIT)
-    return env
 
 
 def free_port() -> int:
@@ -113,7 +100,7 @@ class NatsServer:
         conf.write_text(json.dumps(self.config(), indent=2))
         conf.chmod(0o600)
         self.proc = processes.spawn([nats_server_binary(), "-c", str(conf), "-l", str(self.log_path)],
-                                    env=server_env(os.environ), die_with_parent=self.die_with_parent)
+                                    die_with_parent=self.die_with_parent)
 
     def wait_ready(self, timeout: float = 15.0) -> None:
         url = f"http://127.0.0.1:{self.monitor_port}/healthz?js-enabled-only=true"
