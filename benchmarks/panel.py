@@ -10,7 +10,12 @@ explorers (5 seats a panel), then measures with `loadgen` in a separate process:
     first token,
   * route mode, streamed, at concurrency 1 (60 turns) and 32 (a whole run, each worker one agent's
     conversation): time to first byte vs the provider's own,
-  * each process's peak RSS and CPU per panel.
+  * each process's CPU per panel, and its memory: idle (started, configured, before any load), peak, and
+    after the runs, or after a soak of `--soak-minutes` (env `BENCH_SOAK_MINUTES`; the issue's figure is
+    10) of panels and route turns at 32 concurrent, with each process's growth over the soak once warm,
+  * route mode's total time as well as its first byte, each against the provider's own,
+  * what a panel and a route turn cost the stack: CPU ms (all its processes) and NATS messages per request,
+    figures a busy shared machine moves far less than it moves latency.
 Before each latency run and the CPU count the stack is let settle (quiet), so no run shares the machine
 with the catch-up of the one before it.
 """
@@ -24,16 +29,18 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psutil
 
+from benchmarks.memory import RssSampler, memory_report, snapshot
 from cli.stack import Stack
 from shared import bus
 from shared.bus_access import ADMIN
@@ -107,6 +114,32 @@ def summary(result: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+class Cost:
+    """What the stack spent on a run, per request: CPU milliseconds (all its processes together; on a shared
+    machine far steadier than latency) and messages through the NATS server (in + out: the bus hops)."""
+
+    def __init__(self, pids: dict[str, int], monitor: str | None) -> None:
+        self.pids, self.monitor = pids, monitor
+
+    def _msgs(self) -> int:
+        if not self.monitor:
+            return 0
+        with httpx.Client(timeout=5) as client:
+            varz = client.get(f"{self.monitor}/varz").json()
+        return int(varz.get("in_msgs", 0)) + int(varz.get("out_msgs", 0))
+
+    def of(self, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """`run()` (a load), its summary with `cpu_ms_per_request` and `bus_msgs_per_request` added."""
+        cpu0, msgs0 = cpu_seconds(self.pids), self._msgs()
+        out: dict[str, Any] = summary(run())
+        cpu1, n = cpu_seconds(self.pids), max(1.0, out["n"])
+        each = {k: round(1000 * (cpu1[k] - cpu0[k]) / n, 2) for k in self.pids}
+        out["cpu_ms_per_request"] = round(sum(each.values()), 2)
+        out["cpu_ms_per_request_by_process"] = each
+        out["bus_msgs_per_request"] = round((self._msgs() - msgs0) / n, 1)
+        return out
+
+
 def settle(pids: dict[str, int], quiet: float = 0.05, window_s: float = 0.5, limit_s: float = 180.0) -> float:
     """Wait until the stack is quiet (all its processes together under `quiet` of a core), so that a
     latency run does not share the machine with the catch-up of a run before it (the ledger folding a
@@ -166,33 +199,6 @@ def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
         except psutil.Error:
             out[name] = 0.0
     return out
-
-
-class RssSampler:
-    """Samples the resident memory of every process of interest; keeps each one's peak."""
-
-    def __init__(self, pids: dict[str, int]) -> None:
-        self.pids = pids
-        self.peak: dict[str, int] = dict.fromkeys(pids, 0)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            for name, pid in self.pids.items():
-                try:
-                    self.peak[name] = max(self.peak[name], psutil.Process(pid).memory_info().rss)
-                except psutil.Error:
-                    pass
-            self._stop.wait(0.25)
-
-    def __enter__(self) -> RssSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def configure(url: str, base: str) -> None:
@@ -284,6 +290,24 @@ async def seed_ledger(stack: Stack, seats: int) -> float:
     return time.perf_counter() - start
 
 
+def soak(panel_url: str, route_body: str, minutes: float, pids: dict[str, int]) -> tuple[Any, Any]:
+    """Panels and route turns at 32 concurrent, a minute of each in turn, for `minutes`: the memory once
+    warm (after the first two minutes) and at the end (settled), or (None, None) for no soak."""
+    if minutes <= 0:
+        return None, None
+    stack_pids = {k: v for k, v in pids.items() if k != "fake-provider"}
+    end, warm, rounds = time.monotonic() + minutes * 60, None, 0
+    while time.monotonic() < end:
+        body = BODY if rounds % 2 == 0 else route_body
+        load(panel_url, body, 32, max(1.0, min(60.0, end - time.monotonic())))
+        rounds += 1
+        if rounds == 2:
+            settle(pids)
+            warm = snapshot(stack_pids)
+    settle(pids)
+    return warm or snapshot(stack_pids), snapshot(stack_pids)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -293,6 +317,8 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=60, help="requests in each concurrency-1 run")
     parser.add_argument("--seed-seats", type=int, default=100_000)
     parser.add_argument("--callers", type=int, default=2)
+    parser.add_argument("--soak-minutes", type=float, default=float(os.environ.get("BENCH_SOAK_MINUTES", 0)),
+                        help="panels and route turns at c=32 for this long after the runs (memory growth)")
     args = parser.parse_args()
 
     home = Path(tempfile.mkdtemp(prefix="bench-home-"))
@@ -305,15 +331,19 @@ def main() -> None:
         direct_url = provider.base_url + "/chat/completions"
         direct_body = json.dumps({"model": MEMBERS[0], "messages": [{"role": "user", "content": "x"}]})
         panel_url = stack.url + "/v1/chat/completions"
-        pids = {c.name: c.proc.pid for c in stack.children if c.proc}
-        pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
-        pids["fake-provider"] = provider.pid
+        stack_pids = {c.name: c.proc.pid for c in stack.children if c.proc}
+        stack_pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
+        pids = {**stack_pids, "fake-provider": provider.pid}
+        settle(pids)
+        idle = snapshot(stack_pids)
+        monitor = f"http://127.0.0.1:{stack.nats.monitor_port}" if stack.nats else None
+        cost = Cost(stack_pids, monitor)
         load(panel_url, BODY, 4, 3.0)  # warm-up: connections, first plans, JIT-free but cache-warm
         ticks_before, speed_before = cpu_ticks(), python_speed()
-        with RssSampler(pids) as rss:
+        with RssSampler(stack_pids) as rss:
             settle(pids)
             direct1 = summary(load(direct_url, direct_body, 1, 600, args.samples))
-            panel1 = summary(load(panel_url, BODY, 1, 600, args.samples))
+            panel1 = cost.of(partial(load, panel_url, BODY, 1, 600, args.samples))
             direct128 = summary(load(direct_url, direct_body, 128, args.seconds))
             panel32 = summary(load(panel_url, BODY, 32, args.seconds))
             direct_stream32 = summary(
@@ -338,11 +368,12 @@ def main() -> None:
                 settle(pids)
                 route_ttfb[f"c{c}"] = {
                     "direct": summary(load(direct_url, stream_body, c, args.seconds, turns, "data:")),
-                    "route": summary(load(panel_url, route_body, c, args.seconds, turns, "data:")),
+                    "route": cost.of(partial(load, panel_url, route_body, c, args.seconds, turns, "data:")),
                 }
             settle(pids)
             cpu0 = cpu_seconds(pids)
-            panel128 = summary(load(panel_url, BODY, 128, args.seconds))
+            with RssSampler(stack_pids) as rss128:
+                panel128 = summary(load(panel_url, BODY, 128, args.seconds))
             cpu1 = cpu_seconds(pids)
             seeded_s = (
                 asyncio.run(seed_ledger(stack, args.seed_seats)) if args.seed_seats else 0.0
@@ -350,7 +381,10 @@ def main() -> None:
             settle(pids)
             direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
+            warm, soaked = soak(panel_url, route_body, args.soak_minutes, pids)
         steal = steal_share(ticks_before, cpu_ticks())
+        after_label = f"after a {args.soak_minutes:g}-minute soak" if warm else "after the runs"
+        memory = memory_report(idle, rss.peaks, soaked or snapshot(stack_pids), after_label, warm)
         speed_after = python_speed()
         over = panel1["p50_ms"] - direct1["p50_ms"]
         over_b = panel1b["p50_ms"] - direct1b["p50_ms"]
@@ -372,7 +406,8 @@ def main() -> None:
                 "seeded_seats": args.seed_seats,
                 "seed_seconds": seeded_s,
                 "overhead_ratio_seeded": over_b / over if over > 0 else float("nan"),
-                "peak_rss_mb": {k: round(v / 2**20, 1) for k, v in rss.peak.items()},
+                "memory": memory,
+                "peak_rss_mb_c128": round(rss128.peaks.total / 2**20, 1),
                 "steal_share": steal,
                 "python_speed_ms": [round(speed_before, 1), round(speed_after, 1)],
                 "cpu_ms_per_panel_c128": {
@@ -429,17 +464,27 @@ def print_report(r: dict[str, Any]) -> None:
             f"p95 {t['first_byte_p95_ms'] - d['first_byte_p95_ms']:.1f} ms, {t['n']:.0f} turns, "
             f"errors {t['errors']:.0f}"
         )
+        print(
+            f"  route mode, streamed, {c}: total p50 {t['p50_ms']:.1f} ms (p95 {t['p95_ms']:.1f}) vs "
+            f"provider {d['p50_ms']:.1f} (p95 {d['p95_ms']:.1f}): total overhead p50 "
+            f"{t['p50_ms'] - d['p50_ms']:.1f} ms, p95 {t['p95_ms'] - d['p95_ms']:.1f} ms"
+        )
     print(
         f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms"
         " (panel − direct, c=1)"
     )
+    costs = [("panel, c=1", r["panel_c1"])]
+    costs += [(f"route turn, {c}", p["route"]) for c, p in r["route_ttfb"].items()]
+    print("  the stack's cost per request (CPU ms, all its processes; NATS messages in + out): " + ", ".join(
+        f"{label} {s['cpu_ms_per_request']:.2f} ms / {s['bus_msgs_per_request']:.1f} msgs"
+        for label, s in costs))
     print(
         f"  overhead p50 after {r['seeded_seats']} seats in the ledger: {r['overhead_p50_ms_seeded']:.1f} ms "
         f"(ratio {r['overhead_ratio_seeded']:.2f}; seeding took {r['seed_seconds']:.1f} s)"
     )
     cpu = r["cpu_ms_per_panel_c128"]
     print("  CPU ms per panel at c=128: " + ", ".join(f"{k} {v}" for k, v in cpu.items()))
-    print("  peak RSS (MB): " + ", ".join(f"{k} {v}" for k, v in r["peak_rss_mb"].items()))
+    print_memory(r["memory"], r["peak_rss_mb_c128"])
     if r.get("steal_share") is not None:
         stolen = 100 * r["steal_share"]
         print(f"  CPU time stolen by the hypervisor during the runs: {stolen:.1f}% of busy time "
@@ -448,6 +493,19 @@ def print_report(r: dict[str, Any]) -> None:
         before, after = r["python_speed_ms"]
         print(f"  machine speed: a fixed Python workload took {before:.1f} ms before the runs and "
               f"{after:.1f} ms after (compare it between reports: a slower machine slows every figure)")
+
+
+def print_memory(m: dict[str, Any], peak_c128: float) -> None:
+    print(f"  memory, RSS MB (idle / peak / {m['after']}):")
+    for name, v in m["per_process_mb"].items():
+        growth = m.get("soak_growth_mb", {}).get(name)
+        soaked = f"  (grew {growth:+.1f} over the soak once warm)" if growth is not None else ""
+        print(f"    {name:<14} {v['idle']:7.1f} / {v['peak']:7.1f} / {v['after']:7.1f}{soaked}")
+    rss, pss = m["total_rss_mb"], m["total_pss_mb"]
+    print(f"    {'stack (RSS)':<14} {rss['idle']:7.1f} / {rss['peak']:7.1f} / {rss['after']:7.1f}"
+          f"  (peak during panels at c=128: {peak_c128:.1f})")
+    print(f"    {'stack (PSS)':<14} {pss['idle']:7.1f} /       - / {pss['after']:7.1f}"
+          "  (shared pages counted once: what the machine gives the stack)")
 
 
 if __name__ == "__main__":

@@ -291,6 +291,12 @@ class RouteSeating(BaseModel):
     seats: list[RouteSeat] = Field(default_factory=list)
     skipped: list[Skip] = Field(default_factory=list)
     shadows: list[RouteSeat] = Field(default_factory=list)
+    # The seater's word on reuse: a decision it made without the rotation or a draw (a conversation's model
+    # kept first, nobody too small) is the same for every request that differs only in its size, as long as
+    # the size stays within `fits_up_to` (the smallest known window of those seated; None: no window known).
+    # A gateway may answer such a request from it while the configuration is unchanged (RM-4).
+    reusable: bool = False
+    fits_up_to: int | None = None
 
     def seat(self, alias: str) -> RouteSeat:
         return next(s for s in self.seats if s.alias == alias)

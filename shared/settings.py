@@ -141,6 +141,9 @@ class LedgerSettings(BusSettings):
     # DuckDB's worker threads (BENCH_DUCKDB_THREADS): one keeps the fold off the request path's cores;
     # raise it for heavy analytics on a big machine.
     duckdb_threads: int = 1
+    # DuckDB's buffer pool cap (BENCH_DUCKDB_MEMORY_LIMIT, DuckDB's own syntax: "64MB", "1GB"). Its default,
+    # 80% of the machine, is kept once touched; the fold needs little, and bigger queries spill to disk.
+    duckdb_memory_limit: str = "64MB"
     # Ready (the ops port's /readyz) only while at most this many events behind the stream.
     ready_lag: int = Field(default=10_000, ge=0)
 

@@ -1,6 +1,12 @@
+# ruff: noqa: E402
 """`python -m services.caller`: one caller replica (run as many as you like; they share the work queue)."""
 
 from __future__ import annotations
+
+from shared.lean import leave_out
+
+leave_out("rich")  # before anything imports them (shared/lean.py)
+# isort: split
 
 import asyncio
 from collections.abc import Awaitable, Callable

@@ -1,6 +1,12 @@
+# ruff: noqa: E402
 """`python -m services.gateway`: serve the gateway on `BENCH_BIND:BENCH_PORT` (default 127.0.0.1:8122)."""
 
 from __future__ import annotations
+
+from shared.lean import leave_out
+
+leave_out("rich", "aiohttp")  # before anything imports them (shared/lean.py)
+# isort: split
 
 import sys
 from types import FrameType

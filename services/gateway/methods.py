@@ -4,8 +4,9 @@ the app's route table, never a request."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.routing import BaseRoute, Route
 
@@ -15,11 +16,16 @@ KNOWN = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "
 ORDER = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
+KNOWN_PATHS = 1024  # paths whose answer is kept: a client's made-up paths cannot grow it further
+
+
 @dataclass(frozen=True)
 class MethodTable:
-    """Every route's path pattern and methods, as the app declared them (the catch-all left out)."""
+    """Every route's path pattern and methods, as the app declared them (the catch-all left out). The
+    guard asks on every request; matching a path against every route's pattern is done once per path."""
 
     routes: tuple[Route, ...]
+    known: OrderedDict[str, frozenset[str]] = field(default_factory=OrderedDict, compare=False, repr=False)
 
     @classmethod
     def of(cls, routes: Iterable[BaseRoute], skip: str) -> MethodTable:
@@ -28,13 +34,19 @@ class MethodTable:
     def allowed(self, path: str, preflight: bool = False) -> list[str]:
         """The methods `path` takes, in a fixed order; with `preflight` (a gateway path, whose OPTIONS the
         guard answers), OPTIONS too. Empty: no route has this path."""
-        found: set[str] = set()
-        for route in self.routes:
-            if route.path_regex.match(path):
-                found |= route.methods or set()
+        found = set(self._matching(path))
         if found and preflight:
             found.add("OPTIONS")
         return ordered(found)
+
+    def _matching(self, path: str) -> frozenset[str]:
+        methods = self.known.get(path)
+        if methods is None:
+            methods = frozenset(m for r in self.routes if r.path_regex.match(path) for m in r.methods or ())
+            self.known[path] = methods
+            if len(self.known) > KNOWN_PATHS:
+                self.known.popitem(last=False)
+        return methods
 
 
 def ordered(methods: Iterable[str]) -> list[str]:

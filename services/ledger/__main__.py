@@ -1,3 +1,4 @@
+# ruff: noqa: E402
 """`python -m services.ledger`: run the ledger. `python -m services.ledger rebuild`: rebuild it offline.
 
 The offline rebuild is for when no ledger runs (DuckDB lets one process hold the file; a running ledger
@@ -5,6 +6,11 @@ is rebuilt with `bench ledger rebuild` instead, and this command refuses while i
 """
 
 from __future__ import annotations
+
+from shared.lean import leave_out
+
+leave_out("rich", "aiohttp")  # before anything imports them (shared/lean.py)
+# isort: split
 
 import asyncio
 import json
@@ -31,7 +37,7 @@ async def run(settings: LedgerSettings, login: BusLogin) -> None:
 
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max, settings.linger_s,
-                        settings.duckdb_threads)
+                        settings.duckdb_threads, settings.duckdb_memory_limit)
         await ledger.start()
         subs = await rpc.serve(nc, ledger)
         watch = StreamWatch(nc.jetstream(), lambda: ledger.position, settings.ready_lag).start()

@@ -20,7 +20,7 @@ from nats.js import JetStreamContext
 from services.ledger import export_files, offloads, quotas
 from services.ledger.fold import fold_batch
 from services.ledger.follower import Follower
-from services.ledger.store import Store, discard, exports_of
+from services.ledger.store import MEMORY_LIMIT, Store, discard, exports_of
 from shared import bus, subjects
 from shared.commands import (
     ExportChunkReply,
@@ -52,11 +52,12 @@ class Behind(Exception):
 
 class Ledger:
     def __init__(
-        self, js: JetStreamContext, path: Path, batch_max: int, linger_s: float = 0.0, threads: int = 1
+        self, js: JetStreamContext, path: Path, batch_max: int, linger_s: float = 0.0, threads: int = 1,
+        memory_limit: str = MEMORY_LIMIT,
     ) -> None:
         self.js = js
         self.path = path
-        self.threads = threads
+        self.threads, self.memory_limit = threads, memory_limit
         self.batch_max = batch_max
         self.linger_s = linger_s
         # Set while someone waits for the fold to reach a sequence: the fold stops lingering for them.
@@ -75,7 +76,7 @@ class Ledger:
     # ------------------------------------------------------------ life
 
     async def start(self) -> None:
-        self.store = await asyncio.to_thread(Store, self.path, self.threads)
+        self.store = await asyncio.to_thread(Store, self.path, self.threads, self.memory_limit)
         self.position = await asyncio.to_thread(self.store.position)
         log.info("ledger_opened", path=str(self.path), seq=self.position)
         await self._follow()
@@ -257,7 +258,7 @@ class Ledger:
                     await asyncio.to_thread(self.store.close)
                     self.store = None
                 await asyncio.to_thread(discard, self.path)
-                self.store = await asyncio.to_thread(Store, self.path, self.threads)
+                self.store = await asyncio.to_thread(Store, self.path, self.threads, self.memory_limit)
                 self.position = 0
                 await self._follow()
             finally:

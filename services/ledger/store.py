@@ -67,6 +67,9 @@ class LedgerFileBusy(RuntimeError):
     """Another process holds the DuckDB file (a running ledger)."""
 
 
+MEMORY_LIMIT = "64MB"  # BENCH_DUCKDB_MEMORY_LIMIT
+
+
 def wal_of(path: Path) -> Path:
     return path.with_name(path.name + ".wal")
 
@@ -95,14 +98,17 @@ def exports_of(path: Path) -> Path:
 CHECKPOINT_THRESHOLD = "256MB"
 
 
-def connect(path: Path, threads: int = 1) -> duckdb.DuckDBPyConnection:
+def connect(path: Path, threads: int = 1, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
     """`threads` is DuckDB's own worker count: the fold's small transactions gain nothing from more, and
-    on a small machine a multi-threaded commit takes every core from the request path for its moment."""
+    on a small machine a multi-threaded commit takes every core from the request path for its moment.
+    `memory_limit` caps DuckDB's buffer pool (by default 80% of the machine's memory, which it keeps once
+    used): the fold's transactions are small, and a larger query spills to the file's temp folder."""
     exports = exports_of(path)
     exports.mkdir(parents=True, exist_ok=True)
     try:
         con = duckdb.connect(
-            str(path), config={"threads": max(1, threads), "checkpoint_threshold": CHECKPOINT_THRESHOLD}
+            str(path), config={"threads": max(1, threads), "checkpoint_threshold": CHECKPOINT_THRESHOLD,
+                               "memory_limit": memory_limit}
         )
     except duckdb.IOException as exc:
         raise LedgerFileBusy(f"{path} is held by another process: {exc}") from exc
@@ -125,17 +131,17 @@ def made_by_another_version(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 class Store:
-    def __init__(self, path: Path, threads: int = 1) -> None:
+    def __init__(self, path: Path, threads: int = 1, memory_limit: str = MEMORY_LIMIT) -> None:
         self.path = path
         self.threads = threads
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = connect(path, threads)
+        self.con = connect(path, threads, memory_limit)
         if made_by_another_version(self.con):
             # The file is a fold of the stream: one of another shape is folded again, from sequence 1.
             log.warning("ledger_schema_changed", path=str(path), fingerprint=schema.FINGERPRINT)
             self.con.close()
             discard(path)
-            self.con = connect(path, threads)
+            self.con = connect(path, threads, memory_limit)
         self.con.execute(schema.POSITION_DDL)
         self.con.execute(
             f"INSERT OR IGNORE INTO {schema.POSITION_TABLE} VALUES (?, 0)", [subjects.EVENTS_STREAM]

@@ -1,9 +1,15 @@
+# ruff: noqa: E402
 """`python -m services.prober`: the scheduler and its jobs, and suite passes and catalog refreshes on
 request (`bench.rpc.prober.suite`, `bench.rpc.prober.catalog`). Run as many replicas as you like: each due
 job is claimed by one of them (`bench_jobs`). Its settings are the last `scheduler_saved` config event, else
 `BENCH_SCHEDULER` (default off)."""
 
 from __future__ import annotations
+
+from shared.lean import leave_out
+
+leave_out("rich", "aiohttp")  # before anything imports them (shared/lean.py)
+# isort: split
 
 import asyncio
 import contextlib

@@ -1,6 +1,12 @@
+# ruff: noqa: E402
 """`python -m services.seater`: one seater process on the bus."""
 
 from __future__ import annotations
+
+from shared.lean import leave_out
+
+leave_out("rich", "aiohttp")  # before anything imports them (shared/lean.py)
+# isort: split
 
 from collections.abc import Awaitable, Callable
 

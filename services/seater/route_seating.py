@@ -9,7 +9,9 @@ is refused: 503 when the collection has no members, 413 when every one is only t
 
 The order: a conversation whose model can take this turn keeps it first, then its previous order, then the
 other eligible members (RM-4); otherwise the eligible members are ranked (RM-3) by the rule the setting
-chose (`ranking.ROUTE_RANKINGS`).
+chose (`ranking.ROUTE_RANKINGS`). A kept order depends on nothing but the configuration, the request's
+tools, images and size, and the conversation's model and order: the seating says so (`reusable`), and up
+to which size it holds, so a gateway can answer the conversation's next turns from it.
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ def seat_route(
     if not seats:
         return _none_eligible(name, skipped, too_small, request.needs)
     eligible = [s.alias for s in seats]
-    if request.current in eligible:
+    kept = request.current in eligible
+    if kept:
         previous = [a for a in request.previous if a in eligible and a != request.current]
         rest = [a for a in eligible if a != request.current and a not in previous]
         order = [request.current, *previous, *rest]
@@ -76,7 +79,11 @@ def seat_route(
         _seat(config.models[alias], config) for alias in dict.fromkeys(col.shadows)
         if alias in config.models and config.models[alias].endpoint in config.endpoints
     ]
-    return RouteSeating(order=order, seats=seats, skipped=skipped, shadows=shadows)
+    # Reusable: neither the rotation nor the draw chose the order, and no skip names this request's size.
+    reusable = kept and not too_small
+    windows = [w for alias in eligible if (w := config.models[alias].context_window) is not None]
+    return RouteSeating(order=order, seats=seats, skipped=skipped, shadows=shadows, reusable=reusable,
+                        fits_up_to=min(windows) if reusable and windows else None)
 
 
 def _why_not(alias: str, model: ModelRegistered | None, needs: TurnNeeds, config: ConfigState) -> str | None:

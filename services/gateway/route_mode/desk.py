@@ -1,8 +1,10 @@
 """Route mode's share of one gateway process: the conversation table, the seater's seating, the turns in
 flight, and everything a turn is decided by before its first member is asked (RM-2..RM-4).
 
-`prepare` measures what the request needs and asks the seater who may take the turn and in which order;
-it raises `Refusal` for a turn no member can take (answered with its status and the format's error body).
+`prepare` measures what the request needs and asks the seater who may take the turn and in which order (a
+conversation's next turn is answered from the seater's own earlier decision when the seater said it holds:
+`seatings`); it raises `Refusal` for a turn no member can take (answered with its status and the format's
+error body).
 Otherwise the conversation is in the table (opened now if new, its id reserved like a panel's) and the
 turn's seating is known. `start` walks it in a task of its own.
 
@@ -27,6 +29,7 @@ from services.gateway.route_mode.conversation import Conversation, conversation_
 from services.gateway.route_mode.needs import turn_needs
 from services.gateway.route_mode.prepared import PreparedTurn, Replica, TurnRun
 from services.gateway.route_mode.relay import RelayHub
+from services.gateway.route_mode.seatings import SeatingCache
 from services.gateway.route_mode.store import ConversationStore
 from services.gateway.route_mode.turn import RouteTurnRun
 from shared import bus, rpc, subjects
@@ -48,6 +51,7 @@ class RouteDesk:
         self.replica = Replica(nc, config, settings, instance, self.store, RelayHub(nc, instance))
         self.running: set[asyncio.Task[None]] = set()
         self.kept: OrderedDict[str, RouteSeating] = OrderedDict()
+        self.seatings = SeatingCache()
 
     async def prepare(self, ask: Ask, resolved: Resolved) -> PreparedTurn:
         loop = asyncio.get_running_loop()
@@ -79,7 +83,12 @@ class RouteDesk:
                             started=started, at=at)
 
     async def seat(self, request: RouteRequest, key: str) -> RouteSeating:
-        """The seater's decision; when the seater is away, the last one this replica had for `key`."""
+        """The seater's decision: one it made already when it said that one holds for this request
+        (`seatings`); when the seater is away, the last one this replica had for `key`."""
+        reused = self.seatings.get(request)
+        if reused is not None:
+            self._keep(key, reused)
+            return reused
         try:
             subject = subjects.RPC_SEATER_ROUTE
             # A conversation under way has the last seating to go on: it does not wait out the patience.
@@ -92,11 +101,15 @@ class RouteDesk:
                 raise bus_calls.refusal(subjects.RPC_SEATER_ROUTE, failure, SEAT_TIMEOUT_S) from None
             log.warning("route_seated_as_before", why=failure.message[:200])
             return kept
+        self.seatings.keep(request, seating)
+        self._keep(key, seating)
+        return seating
+
+    def _keep(self, key: str, seating: RouteSeating) -> None:
         self.kept[key] = seating
         self.kept.move_to_end(key)
         if len(self.kept) > KEPT_SEATINGS:
             self.kept.popitem(last=False)
-        return seating
 
     async def _fresh(self, key: str, collection: str, caller: str) -> Conversation:
         """A new conversation, its id reserved in `bench_ids` like every id of its kind (C-12)."""

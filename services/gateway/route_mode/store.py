@@ -33,6 +33,8 @@ class ConversationStore:
         self.nc = nc
         self._mirror: KvMirror | None = None
         self._opening = asyncio.Lock()
+        # The conversations whose turn is being written: a read of one waits for the write (see `close_turn`).
+        self._closing: dict[str, asyncio.Future[None]] = {}
 
     async def mirror(self) -> KvMirror:
         if self._mirror is not None:  # every turn after the first: no lock to take
@@ -52,7 +54,14 @@ class ConversationStore:
             await self._mirror.stop()
 
     async def read(self, key: str) -> tuple[Conversation | None, int]:
-        """The record under `key` and its revision (0 when there is none)."""
+        """The record under `key` and its revision (0 when there is none); after a turn of it that is being
+        written here, once that write is done (a client's next turn may come before it is)."""
+        closing = self._closing.get(key)
+        if closing is not None:
+            await asyncio.shield(closing)
+        return await self._read(key)
+
+    async def _read(self, key: str) -> tuple[Conversation | None, int]:
         copy = await (await self.mirror()).read(key)
         if copy.value is None:
             return None, copy.revision
@@ -75,20 +84,44 @@ class ConversationStore:
         for _ in range(WRITE_TRIES):
             if await self._write(key, record, revision):
                 return record
-            current, revision = await self.read(key)
+            current, revision = await self._read(key)
             found = live(current, now)
             if found is not None:
                 return found
         raise RuntimeError("bench_conversations: no write won after many tries")
+
+    async def foresee(
+        self, key: str, opened: Conversation, apply: Callable[[Conversation], Conversation]
+    ) -> Conversation:
+        """What `close_turn` will most likely write, read from this replica's copy (no round trip): the
+        client's end can go out before the write. Another turn of the conversation ending at the same
+        moment elsewhere makes the written record differ (its turn count by one); the record stays right."""
+        current, _ = await self.read(key)
+        return apply(opened if current is None or current.id != opened.id else current)
 
     async def close_turn(
         self, key: str, opened: Conversation, apply: Callable[[Conversation], Conversation]
     ) -> tuple[Conversation, Conversation]:
         """Apply one turn's outcome to the latest record of the conversation: (before, after). A record that
         expired meanwhile is written back from the turn's own view; one that a newer conversation replaced
-        is left alone."""
+        is left alone. Until it is written, this replica's reads of `key` wait for it: a client that had
+        the end of its turn sends its next turn to a record that knows the last one."""
+        previous = self._closing.get(key)
+        closing = self._closing[key] = asyncio.get_running_loop().create_future()
+        try:
+            if previous is not None:
+                await asyncio.shield(previous)
+            return await self._close_turn(key, opened, apply)
+        finally:
+            closing.set_result(None)
+            if self._closing.get(key) is closing:
+                del self._closing[key]
+
+    async def _close_turn(
+        self, key: str, opened: Conversation, apply: Callable[[Conversation], Conversation]
+    ) -> tuple[Conversation, Conversation]:
         for _ in range(WRITE_TRIES):
-            current, revision = await self.read(key)
+            current, revision = await self._read(key)
             if current is not None and current.id != opened.id:
                 return opened, apply(opened)
             before = current or opened

@@ -3,8 +3,9 @@
 The turn runs in a task of its own, apart from the HTTP request that asked for it: a client that hangs up
 stops nothing, and the turn is still recorded. Each member is one relay (see `relay`); one that fails
 before its first piece is replaced by the next, invisibly; once one went live it is the turn's only
-member. When the turn is over the conversation record is brought forward (compare-and-set, so a
-concurrent turn is not lost), the client gets its end, and then the records follow (see `aftermath`).
+member. When the turn is over the client gets its end, with the conversation record as it will be
+written; then the record is brought forward (compare-and-set, so a concurrent turn is not lost; this
+replica's next read of it waits for the write), and then the records follow (see `aftermath`).
 """
 
 from __future__ import annotations
@@ -94,11 +95,15 @@ class RouteTurnRun:
             self.updates.put(Pieces(ending.held, alias))
         now = utcnow()
         order = self.prepared.seating.order
-        before, after = await self.replica.store.close_turn(
-            self.prepared.key, self.prepared.conversation, lambda c: c.after_turn(alias, order, now))
+        store, key, opened = self.replica.store, self.prepared.key, self.prepared.conversation
+        apply = lambda c: c.after_turn(alias, order, now)  # noqa: E731
+        # The end goes out with the record as it will be written, and the write follows (the store makes
+        # this replica's next read of the conversation wait for it): the client does not wait on the bus.
+        foreseen = await store.foresee(key, opened, apply)
         skipped = self.prepared.seating.skipped
-        bench = route_bench(after, alias, after.turns, self.failover.failed_over, skipped)
+        bench = route_bench(foreseen, alias, foreseen.turns, self.failover.failed_over, skipped)
         self.updates.put(Done(summary, bench, alias))
+        before, after = await store.close_turn(key, opened, apply)
         status = turn_status(summary, "")
         metrics.ROUTE_TURN_SECONDS.labels(status).observe(seconds)
         log.info("route_turn_answered", alias=alias, turn=after.turns, status=status,

@@ -77,3 +77,14 @@ def test_discard_removes_the_file_and_its_wal(tmp_path: Path) -> None:
     discard(path)
     assert not path.exists() and not wal_of(path).exists()
     assert Store(path).position() == 0
+
+
+def test_duckdb_memory_is_capped_and_a_bigger_query_still_answers(tmp_path: Path) -> None:
+    store = Store(tmp_path / "l.duckdb", memory_limit="32MB")
+    con = store.con.cursor()
+    assert con.execute("SELECT current_setting('memory_limit')").fetchone() == ("30.5 MiB",)
+    # A sort over more than the cap: spilled to the file's temp folder, not refused.
+    found = con.execute("SELECT count(*) FROM (SELECT md5(range::VARCHAR) AS s FROM range(1500000) "
+                        "ORDER BY s)").fetchone()
+    assert found == (1_500_000,)
+    store.close()

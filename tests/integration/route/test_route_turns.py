@@ -240,6 +240,9 @@ async def test_replicas_opening_one_conversation_at_once_agree_on_it(
     (plan_a, _), (plan_b, _) = await asyncio.gather(
         gateway.turn(asked(tag)), gateway_b.turn(asked(tag)))
     assert plan_a.conversation.id == plan_b.conversation.id
+    # The turns' records are written once their clients have the end: wait for the turns' tasks.
+    if running := gateway.desk.running | gateway_b.desk.running:
+        await asyncio.wait(running, timeout=10)
     # From the server: A's mirror of the bucket may not have B's write yet (its writes are compare-and-set).
     entry = await (await gateway.desk.store.kv()).get(plan_a.key)
     record = Conversation.from_json(entry.value or b"")

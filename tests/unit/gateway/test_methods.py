@@ -8,8 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from services.gateway import methods
 from services.gateway.app import create_app
 from shared.bus_credentials import BusLogin
 from shared.settings import GatewaySettings
@@ -110,3 +112,17 @@ def test_a_preflight_without_origin_lists_the_paths_own_methods(client: TestClie
 def test_a_path_with_a_newline_is_still_answered_in_json(client: TestClient) -> None:
     reply = client.put("/api/alerts/a%0Ab")
     assert reply.status_code == 405 and reply.headers["allow"] == "DELETE"
+
+
+def test_a_path_is_matched_against_the_routes_once_and_the_kept_answers_are_bounded() -> None:
+    async def nothing(_: object) -> None: ...
+
+    table = methods.MethodTable.of([Route("/v1/models/{name}", nothing, methods=["GET"]),
+                                    Route("/v1/chat", nothing, methods=["POST"])], skip="/{rest:path}")
+    assert table.allowed("/v1/chat", preflight=True) == ["POST", "OPTIONS"]
+    assert table.allowed("/v1/chat") == ["POST"]  # the kept answer, without the preflight's OPTIONS
+    assert table.allowed("/v1/models/x") == ["GET", "HEAD"] and table.allowed("/nowhere") == []
+    assert set(table.known) == {"/v1/chat", "/v1/models/x", "/nowhere"}
+    for n in range(methods.KNOWN_PATHS + 10):
+        table.allowed(f"/made-up/{n}")
+    assert len(table.known) == methods.KNOWN_PATHS and "/v1/chat" not in table.known
