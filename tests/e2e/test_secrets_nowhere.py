@@ -25,7 +25,7 @@ from tests.fakes.provider import FakeProvider
 
 PROVIDER_KEY = "sk-test-not-a-real-key"  # the session stack's BENCHWARMERS_KEY_FAKE
 STDIN_KEY = "sk-typed-at-the-prompt-5f4e3d2c1b0a"
-SIGNED_IN_KEY = "sk-or-v1-got-by-signing-in-9a8b7c6d"
+SIGNED_IN_KEY = "fake-key-got-by-signing-in-9a8b7c6d"
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -21,7 +21,7 @@ from tests.fakes.authorization import FakeAuthorization
 from tests.unit.cli.conftest import FakeServer
 
 Bench = Callable[..., Result]
-KEY = "sk-or-v1-planted-0123456789abcdef"
+KEY = "fake-planted-key-0123456789abcdef"
 SAVED = {"ok": True, "endpoint": {"name": "openrouter"}, "listing": {"note": "the callers listed 3 models"},
          "saved": True}
 
