@@ -20,7 +20,7 @@ from services.gateway.formats.ollama import created_at
 from services.gateway.gateway_paths import is_gateway_path
 from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
-from services.gateway.mcp.server import McpEndpoint
+from services.gateway.mcp.mount import LazyMcp
 from services.gateway.methods import MethodTable
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.reply_mode import ReplyMode
@@ -44,7 +44,7 @@ log = structlog.get_logger("gateway")
 
 def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None = None) -> FastAPI:
     name = instance or instance_name("gateway")
-    mcp = McpEndpoint()
+    mcp = LazyMcp()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -4,12 +4,15 @@ sidebar (H-D4's Observe, Gateway and Control groups) and the headers every page 
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 NAV: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("Observe", (("/", "At a glance"), ("/ui/usage", "Usage and quotas"), ("/ui/logs", "Logs"),
@@ -40,9 +43,15 @@ def when(value: Any) -> str:
     return str(value or "")[:19].replace("T", " ")
 
 
-ENV = Environment(loader=PackageLoader("services.gateway.dashboard", "templates"),
-                  autoescape=select_autoescape(default=True, default_for_string=True))
-ENV.filters["when"] = when
+@cache
+def templates() -> Environment:
+    """Jinja2 (about 9 MB) is loaded on the first page, not at the gateway's start: most never show one."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(loader=PackageLoader("services.gateway.dashboard", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters["when"] = when
+    return env
 
 
 def here(request: Request) -> str:
@@ -52,7 +61,7 @@ def here(request: Request) -> str:
 
 def page(request: Request, template: str, title: str, *, status: int = 200, live: bool = True,
          **values: Any) -> HTMLResponse:
-    html = ENV.get_template(template).render(
+    html = templates().get_template(template).render(
         title=title, nav=NAV if live else (), path=request.url.path, here=here(request), live=live,
         seq=getattr(request.state, "seq", ""),
         notes=values.pop("notes", []), **values)
@@ -61,7 +70,7 @@ def page(request: Request, template: str, title: str, *, status: int = 200, live
 
 def fragment(template: str, status: int = 200, headers: dict[str, str] | None = None, **values: Any
              ) -> HTMLResponse:
-    return HTMLResponse(ENV.get_template(template).render(**values), status_code=status,
+    return HTMLResponse(templates().get_template(template).render(**values), status_code=status,
                         headers={**HEADERS, **(headers or {})})
 
 

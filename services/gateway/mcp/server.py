@@ -3,7 +3,8 @@ server. The guard has already run (Host, Origin, JSON body, gateway key), so a t
 
 Stateless: every POST is served on its own, so any gateway replica can take any request and nothing about
 an MCP session lives in one process. A `tools/call` whose client accepts `text/event-stream` is answered as
-SSE, which carries the progress notifications (MCP-4); other clients get plain JSON. Other methods → 405.
+SSE, which carries the progress notifications (MCP-4); other clients get plain JSON. Other methods →
+405 (`mount.py`, which loads this module on the first POST).
 """
 
 from __future__ import annotations
@@ -20,13 +21,10 @@ from mcp.shared.exceptions import MCPError
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from services.gateway.guard import respond
 from services.gateway.mcp import tools
 from services.gateway.mcp.results import Outcome
 from shared.mcp_tools import INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, TOOL_NAMES, TOOLS
 from shared.version import package_version
-
-GET_REFUSAL = "MCP here is Streamable HTTP without a session stream: POST one JSON-RPC message per request"
 
 
 def tool_list() -> list[types.Tool]:
@@ -63,7 +61,8 @@ def mcp_server() -> Server[Any]:
 
 
 class McpEndpoint:
-    """The ASGI app behind both paths: two stateless SDK managers over one server, SSE and plain JSON."""
+    """What answers a POST to either path (`mount.py` refuses the rest): two stateless SDK managers over one
+    server, SSE and plain JSON."""
 
     def __init__(self) -> None:
         server = mcp_server()
@@ -76,9 +75,6 @@ class McpEndpoint:
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["method"] != "POST":
-            await respond(send, 405, {"error": {"message": GET_REFUSAL}}, {"Allow": "POST"})
-            return
         accept = b", ".join(value for key, value in scope["headers"] if key == b"accept")
         manager = self.streaming if b"text/event-stream" in accept else self.plain
         await manager.handle_request(scope, receive, send)

@@ -4,11 +4,11 @@ its field, every page shares the sidebar, and only the package's own static file
 from __future__ import annotations
 
 from services.gateway.dashboard.bench_views import DiscoverFilters, discover_rows, queue_controls, queue_rows
-from services.gateway.dashboard.pages import ENV, NAV, PAGES, static
+from services.gateway.dashboard.pages import NAV, PAGES, static, templates
 
 
 def test_a_refused_form_shows_each_reason_beside_its_field() -> None:
-    html = ENV.get_template("fragment.html").render(
+    html = templates().get_template("fragment.html").render(
         action="collection", fid="new-collection", shown={}, choices={"aliases": ["a"], "collections": []},
         values={"name": "core", "members": "zzz"},
         errors={"members": ["member 'zzz' is not a model on the bench"], "": ["try again"]})
@@ -18,13 +18,13 @@ def test_a_refused_form_shows_each_reason_beside_its_field() -> None:
 
 
 def test_what_is_typed_is_escaped() -> None:
-    html = ENV.get_template("fragment.html").render(
+    html = templates().get_template("fragment.html").render(
         action="key", fid="k", shown={}, choices={}, values={"name": '"><script>x</script>'}, errors={})
     assert "<script>x" not in html and "&lt;script&gt;" in html
 
 
 def test_a_secret_made_once_is_shown_in_the_result_only() -> None:
-    html = ENV.get_template("fragment.html").render(
+    html = templates().get_template("fragment.html").render(
         action="key", fid="k", values={}, errors={}, choices={},
         shown={"title": "Gateway key ci made", "secret": "bwk_abc", "lines": ["Copy it now"]})
     assert '<code class="secret">bwk_abc</code>' in html and "<form" not in html
@@ -42,7 +42,7 @@ def test_only_the_shipped_static_files_are_served() -> None:
 
 
 def test_what_cannot_be_undone_asks_first_and_what_can_does_not() -> None:
-    template = ENV.get_template("fragment.html")
+    template = templates().get_template("fragment.html")
     html = {action: template.render(action=action, fid="f", shown={}, choices={},
                                     values={"name": "core", "alias": "a"}, errors={})
             for action in ("collection-remove", "key-revoke", "retire")}
@@ -54,7 +54,7 @@ def test_what_cannot_be_undone_asks_first_and_what_can_does_not() -> None:
 def rendered(template: str, **values: object) -> str:
     base = {"title": "t", "nav": NAV, "path": "/", "here": "/", "live": True, "notes": [], "seq": 7,
             "choices": {"endpoints": [("fake", "fake")], "modes": [("full", "Full"), ("quick", "Quick")]}}
-    return ENV.get_template(template).render(**{**base, **values})
+    return templates().get_template(template).render(**{**base, **values})
 
 
 def test_the_onboarding_page_shows_each_item_an_onboard_stopped_issue_and_the_candidates() -> None:
