@@ -141,9 +141,10 @@ class LedgerSettings(BusSettings):
     # DuckDB's worker threads (BENCH_DUCKDB_THREADS): one keeps the fold off the request path's cores;
     # raise it for heavy analytics on a big machine.
     duckdb_threads: int = 1
-    # DuckDB's buffer pool cap (BENCH_DUCKDB_MEMORY_LIMIT, DuckDB's own syntax: "64MB", "1GB"). Its default,
-    # 80% of the machine, is kept once touched; the fold needs little, and bigger queries spill to disk.
-    duckdb_memory_limit: str = "64MB"
+    # DuckDB's memory cap (BENCH_DUCKDB_MEMORY_LIMIT, DuckDB's own syntax: "25%", "1GB"). Not smaller than
+    # the ledger's working set: its key indexes grow with the ledger and cannot spill, so a 64MB cap stopped
+    # the fold (Out of Memory) near 600k seats. A share of the machine, not DuckDB's own 80%.
+    duckdb_memory_limit: str = "25%"
     # Ready (the ops port's /readyz) only while at most this many events behind the stream.
     ready_lag: int = Field(default=10_000, ge=0)
 

@@ -67,7 +67,7 @@ class LedgerFileBusy(RuntimeError):
     """Another process holds the DuckDB file (a running ledger)."""
 
 
-MEMORY_LIMIT = "64MB"  # BENCH_DUCKDB_MEMORY_LIMIT
+MEMORY_LIMIT = "25%"  # BENCH_DUCKDB_MEMORY_LIMIT (shared/settings.py says why)
 
 
 def wal_of(path: Path) -> Path:
