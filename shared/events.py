@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, TypeAdapter, field_validator
 
 from shared import subjects
 from shared.alerts import AlertKind
@@ -461,8 +461,14 @@ class JobRan(EventBase):
     catching_up: bool = False
     took_over: bool = False
     # `skipped`: a suite job found another suite pass running on its prober (one at a time, T-6).
-    outcome: Literal["done", "would run", "skipped", "failed", "not built", "timed out"]
+    outcome: Literal["done", "would run", "skipped", "failed", "timed out"]
     summary: str = ""
+
+    @field_validator("outcome", mode="before")
+    @classmethod
+    def _older_outcome(cls, value: object) -> object:
+        """Runs stored by older probers as `not built` (a job whose work was missing) read as `failed`."""
+        return "failed" if value == "not built" else value
 
     def subject(self) -> str:
         return subjects.job_subject(self.job)

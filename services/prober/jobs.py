@@ -1,6 +1,7 @@
 """What each scheduled job does when it runs (HL-2, HL-3, HL-4, HL-5, T-6, CAT-1): the scheduler's `Runner`.
 
-A job whose work was not handed in says so in its run's record (`not built`) instead of pretending.
+A job whose work was not handed in (only a runner built with fewer hooks, in tests) raises `NoRunner`: the
+scheduler records that run as `failed` with the reason, never as done.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ def summary(answers: list[SeatCompleted], asked: int) -> str:
     return ", ".join(p for p in parts if p)
 
 
+class NoRunner(LookupError):
+    """The runner was built without the hook this job needs."""
+
+
 class JobRunner:
     def __init__(self, config: ConfigState, asker: ProbeAsker, deprecations: Check | None = None,
                  learn: Learn | None = None, suite: SuitePass | None = None,
@@ -56,7 +61,7 @@ class JobRunner:
             return await self.suite(due.job)
         if due.job == JobName.CATALOG and self.catalog is not None:
             return await self.catalog(due)
-        return "not built", f"{due.job} is not built yet"
+        raise NoRunner(f"no work was handed to this prober for the {due.job} job")
 
     async def probe(self, due: Due, kinds: tuple[tuple[ProbeKind, int], ...]) -> tuple[str, str]:
         """HL-2: each probed model, each prompt kind, its samples (1 for `:free` models)."""

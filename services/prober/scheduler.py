@@ -46,7 +46,7 @@ class Settings:
 
 class Runner(Protocol):
     async def run(self, due: Due, late: bool) -> tuple[str, str]:
-        """Run the job for `due`; its outcome (`done`, `not built`, …) and a one-line summary."""
+        """Run the job for `due`; its outcome (`done`, `failed`, …) and a one-line summary."""
         ...
 
 
