@@ -4,10 +4,10 @@
 
 For each size, that many seats at 100,000 a day (panels of three seats, one in twenty failing, a verdict
 on one seat in ten) are folded into a fresh ledger file THROUGH THE FOLD: events in batches of the
-ledger's `batch_max`, each batch decoded from its JSON, mapped by `fold_batch` and written by
-`Store.apply`, as the ledger does with what it pulls from the stream (the events are made up front, batch
-by batch, outside the timing; above 1M they are fed as objects, without the JSON round trip, to keep the
-run short). Then, on the full file: `bench report` over the last 30 days (a month at that rate), a typical
+ledger's `batch_max`, by the ledger's own fold loop (`services.ledger.folding`: each batch decoded from
+its JSON and mapped by `fold_batch` while the one before is written by `Store.apply`), as the ledger does
+with what it pulls from the stream (the events are made and encoded ahead, ten batches at a time, outside
+the timing). Then, on the full file: `bench report` over the last 30 days (a month at that rate), a typical
 `bench sql` query, an export of one day's rows, file sizes. `--nats N` also times a rebuild through a real
 NATS server (a ledger catching up on a stream holding N seats' events: `bench ledger rebuild` without the
 HTTP hop).
@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
+import itertools
 import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from benchmarks.panel import python_speed
-from services.ledger.fold import fold_batch
+from services.ledger import folding
 from services.ledger.ledger import REBUILD_WAIT_S, Ledger
 from services.ledger.store import Store, exports_of
 from shared import bus
@@ -43,7 +45,6 @@ from shared.events import (
     SeatCompleted,
     SeatPlan,
     VerdictRecorded,
-    decode_event,
     encode_event,
 )
 from shared.ids import candidate_id
@@ -64,6 +65,7 @@ MONTH = timedelta(days=30)
 SQL = ("SELECT alias, count(*) AS seats, avg(seconds) AS mean_s FROM seats "
        "WHERE \"at\" >= TIMESTAMPTZ '2026-11-24' GROUP BY alias ORDER BY seats DESC")
 REPEATS = 5
+CHUNK = 10  # batches made ahead at a time, outside the timing
 
 
 def panel_events(n: int, total_panels: int) -> list[EventBase]:
@@ -128,22 +130,57 @@ class Folded:
     rates: list[float] = field(default_factory=list)  # events/s of each batch
 
 
-def fold_into(store: Store, seats: int, batch_max: int, encoded: bool) -> Folded:
-    """Fold the seats' events into `store`. With `encoded`, each batch is JSON first and decoded in the
-    timing, as the ledger decodes what it pulls."""
+class Handed:
+    """A `BatchSource` over batches made before the clock starts: the stream, with no NATS in between."""
+
+    def __init__(self, batches: list[list[tuple[int, bytes]]]) -> None:
+        self.left = batches
+
+    async def next_batch(self, linger_s: float = 0.0, urgent: asyncio.Event | None = None) -> list[
+            tuple[int, bytes]]:
+        if not self.left:
+            await asyncio.Event().wait()  # the stream is idle: the fold waits, and is stopped
+        return self.left.pop(0)
+
+
+async def fold_chunk(store: Store, chunk: list[list[tuple[int, bytes]]], after: int) -> None:
+    """Run the ledger's own fold loop over `chunk` until its last batch is in the file."""
+    last = chunk[-1][-1][0]
+    reached = asyncio.Event()
+
+    async def written(seq: int) -> None:
+        if seq == last:
+            reached.set()
+
+    loop = asyncio.create_task(folding.fold(Handed(chunk), store, after, written))
+    await reached.wait()
+    loop.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await loop
+
+
+def numbered(made: Iterable[list[EventBase]], after: int) -> list[list[tuple[int, bytes]]]:
+    """Batches of (stream sequence, JSON), numbered on from `after`."""
+    seq = itertools.count(after + 1)
+    return [[(next(seq), encode_event(e)) for e in batch] for batch in made]
+
+
+def fold_into(store: Store, seats: int, batch_max: int) -> Folded:
+    """Fold the seats' events into `store` through the ledger's fold loop (`folding.fold`: decode and map
+    a batch while the last one is written). The events are made and encoded ahead, CHUNK batches at a
+    time, outside the timing; each chunk's timing ends when its last batch is in the file."""
     out = Folded()
-    for batch in batches(seats, batch_max):
-        raw = [encode_event(e) for e in batch] if encoded else None
+    made = batches(seats, batch_max)
+    while chunk := numbered(itertools.islice(made, CHUNK), out.events):
+        events = chunk[-1][-1][0] - out.events
         gc.collect()
         started, cpu = time.perf_counter(), time.process_time()
-        events = [decode_event(data) for data in raw] if raw is not None else batch
-        rows = fold_batch((out.events + i + 1, e) for i, e in enumerate(events))
-        out.events += len(events)
-        store.apply(rows, out.events)
+        asyncio.run(fold_chunk(store, chunk, out.events))
         took = time.perf_counter() - started
         out.seconds += took
         out.cpu_s += time.process_time() - cpu
-        out.rates.append(len(events) / took)
+        out.events += events
+        out.rates.append(events / took)
     return out
 
 
@@ -169,10 +206,9 @@ def mb(n: int) -> str:
 def one_size(seats: int, workdir: Path, batch_max: int) -> None:
     path = workdir / f"ledger-{seats}.duckdb"
     store = Store(path)
-    folded = fold_into(store, seats, batch_max, encoded=seats <= 1_000_000)
-    how = "decode + fold + write" if seats <= 1_000_000 else "fold + write, events as objects"
-    print(f"{seats:>11,} seats: {folded.events:,} events folded ({how}) in {folded.seconds:,.1f} s: "
-          f"{folded.events / folded.seconds:,.0f} events/s, median batch "
+    folded = fold_into(store, seats, batch_max)
+    print(f"{seats:>11,} seats: {folded.events:,} events folded in {folded.seconds:,.1f} s: "
+          f"{folded.events / folded.seconds:,.0f} events/s, median chunk of {CHUNK} batches "
           f"{statistics.median(folded.rates):,.0f} events/s; {folded.cpu_s:,.1f} s of CPU: "
           f"{folded.events / folded.cpu_s:,.0f} events per CPU second")
     month = ReportRequest(since=END - MONTH, until=END)

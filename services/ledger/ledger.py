@@ -17,8 +17,7 @@ from typing import Any, TypeVar
 import structlog
 from nats.js import JetStreamContext
 
-from services.ledger import export_files, offloads, quotas
-from services.ledger.fold import fold_batch
+from services.ledger import export_files, folding, offloads, quotas
 from services.ledger.follower import Follower
 from services.ledger.store import MEMORY_LIMIT, Store, discard, exports_of
 from shared import bus, subjects
@@ -34,7 +33,6 @@ from shared.commands import (
     UsageRequest,
     VerdictRequest,
 )
-from shared.events import EventBase, decode_event
 from shared.ids import candidate_id, utcnow
 
 log = structlog.get_logger("ledger")
@@ -43,7 +41,6 @@ T = TypeVar("T")
 
 ANSWER_WAIT_S = 8.0
 REBUILD_WAIT_S = 3600.0
-RETRY_S = 1.0
 
 
 class Behind(Exception):
@@ -109,45 +106,12 @@ class Ledger:
     # ------------------------------------------------------------ the fold
 
     async def _fold_loop(self, follower: Follower, store: Store) -> None:
-        while True:
-            gathered = await follower.next_batch(self.linger_s, self._urgent)
-            batch = [(seq, data) for seq, data in gathered if seq > self.position]
-            if not batch:
-                continue
-            if batch[0][0] != self.position + 1:
-                log.warning("sequence_gap", after=self.position, next=batch[0][0])
-            while True:
-                # A batch being written finishes even when the loop is cancelled: its position then
-                # matches its rows, whatever stops next.
-                work = asyncio.ensure_future(asyncio.to_thread(self._apply, store, batch))
-                try:
-                    await asyncio.shield(work)
-                    break
-                except asyncio.CancelledError:
-                    with contextlib.suppress(Exception):
-                        await work
-                    raise
-                except Exception:
-                    log.exception("fold_failed", first=batch[0][0], last=batch[-1][0])
-                    await asyncio.sleep(RETRY_S)
-            async with self._changed:
-                self.position = batch[-1][0]
-                self._changed.notify_all()
+        await folding.fold(follower, store, self.position, self._written, self.linger_s, self._urgent)
 
-    @staticmethod
-    def _apply(store: Store, batch: list[tuple[int, bytes]]) -> None:
-        started = time.perf_counter()
-        events: list[tuple[int, EventBase]] = []
-        for seq, data in batch:
-            try:
-                events.append((seq, decode_event(data)))
-            except ValueError as exc:  # a newer schema: skip it, do not stop the fold
-                log.warning("event_undecodable", seq=seq, error=str(exc)[:200])
-        store.apply(fold_batch(events), batch[-1][0])
-        log.debug(
-            "batch_applied", first=batch[0][0], last=batch[-1][0], events=len(batch),
-            seconds=round(time.perf_counter() - started, 4),
-        )
+    async def _written(self, seq: int) -> None:
+        async with self._changed:
+            self.position = seq
+            self._changed.notify_all()
 
     # ------------------------------------------------------------ waiting and reading
 
