@@ -97,13 +97,13 @@ class RouteTurnRun:
         order = self.prepared.seating.order
         store, key, opened = self.replica.store, self.prepared.key, self.prepared.conversation
         apply = lambda c: c.after_turn(alias, order, now)  # noqa: E731
-        # The end goes out with the record as it will be written, and the write follows (the store makes
-        # this replica's next read of the conversation wait for it): the client does not wait on the bus.
+        # The end goes out with the record as it will be written, and the write follows (until it is done,
+        # this replica's next read of the conversation gets that record): the client does not wait on the bus.
         foreseen = await store.foresee(key, opened, apply)
         skipped = self.prepared.seating.skipped
         bench = route_bench(foreseen, alias, foreseen.turns, self.failover.failed_over, skipped)
         self.updates.put(Done(summary, bench, alias))
-        before, after = await store.close_turn(key, opened, apply)
+        before, after = await store.close_turn(key, opened, apply, foreseen)
         status = turn_status(summary, "")
         metrics.ROUTE_TURN_SECONDS.labels(status).observe(seconds)
         log.info("route_turn_answered", alias=alias, turn=after.turns, status=status,
