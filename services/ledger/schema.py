@@ -20,12 +20,14 @@ from services.ledger.columns import columns_of
 POSITION_TABLE = "ledger_position"
 POSITION_DDL = f"CREATE TABLE IF NOT EXISTS {POSITION_TABLE} (stream VARCHAR PRIMARY KEY, seq BIGINT)"
 
-# strict: a key already present is a bug (each stream sequence is applied once), so the insert fails.
+# append: rows go straight in, with no key index: the table's key is the stream sequence, and the stream
+#         position written in the same transaction already applies each sequence once. (An index on this,
+#         the largest table, cost 15% of the fold at 1M seats: 15,900 against 18,200 events/s.)
 # first:  the first row for a key wins (`INSERT OR IGNORE`): a seat completed twice is stored once.
 # fill:   a key's columns keep their first non-null value (a panel seated, then answered); its `seq`, when
 #         it has one, is the latest sequence folded into it.
 # latest: the row of the highest stream sequence wins (the last quota a provider reported).
-Merge = Literal["strict", "first", "fill", "latest"]
+Merge = Literal["append", "first", "fill", "latest"]
 
 
 @dataclass(frozen=True)
@@ -53,10 +55,12 @@ class Table:
 
     def create_sql(self) -> str:
         cols = ", ".join(f'"{name}" {kind}' for name, kind in self.columns.items())
+        if self.merge == "append":
+            return f"CREATE TABLE IF NOT EXISTS {self.name} ({cols})"
         return f"CREATE TABLE IF NOT EXISTS {self.name} ({cols}, PRIMARY KEY ({', '.join(self.key)}))"
 
     def merge_sql(self) -> str:
-        """The statement that moves the staged rows into the table (not used for `strict` tables)."""
+        """The statement that moves the staged rows into the table (not used for `append` tables)."""
         if self.merge == "first":
             return f"INSERT OR IGNORE INTO {self.name} SELECT * FROM {self.stage}"
         others = [c for c in self.columns if c not in self.key]
@@ -76,7 +80,7 @@ class Table:
         return list(held.values()) if isinstance(held, dict) else held
 
 
-EVENTS = Table("events_applied", "events", fold.EventRow, key=("seq",), merge="strict")
+EVENTS = Table("events_applied", "events", fold.EventRow, key=("seq",), merge="append")
 PANELS = Table("panels", "panels", fold.PanelRow, key=("panel",), merge="fill")
 SEATS = Table("seats", "seats", fold.SeatRow, key=("call",), merge="first")
 USAGE = Table("usage", "usage", fold.UsageRow, key=("call",), merge="first")

@@ -29,7 +29,8 @@ FILLED_BY = {
     "suite_answers": "`suite_answered`",
 }
 MERGE_WORDS = {
-    "strict": "strict (each key written once; a second write is a bug and fails the batch)",
+    "append": "append (no key index: the stream position, written in the same transaction, applies each "
+              "sequence once)",
     "first": "first (the first row of a key wins; later ones are ignored)",
     "fill": "fill (each column keeps its first non-null value; `seq` becomes the latest)",
     "latest": "latest (the row of the highest `seq` replaces the others)",

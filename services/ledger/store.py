@@ -63,6 +63,10 @@ USAGE_COLUMNS = ", ".join(f'"{name}"' for name in UsageLine.model_fields)
 PACING_CLOCK_MARGIN_S = 30.0
 
 
+class AppliedTwice(RuntimeError):
+    """A batch reaching back to sequences already applied (a bug in whoever hands batches out)."""
+
+
 class LedgerFileBusy(RuntimeError):
     """Another process holds the DuckDB file (a running ledger)."""
 
@@ -152,7 +156,7 @@ class Store:
             self.con.execute(table.create_sql())
         self._fold = self.con.cursor()
         for table in schema.TABLES:
-            if table.merge != "strict":
+            if table.merge != "append":
                 self._fold.execute(f"CREATE TEMP TABLE {table.stage} AS SELECT * FROM {table.name} LIMIT 0")
 
     def close(self) -> None:
@@ -182,16 +186,21 @@ class Store:
                 batch = table.rows_of(rows)
                 if not batch:
                     continue
-                target = table.name if table.merge == "strict" else table.stage
+                target = table.name if table.merge == "append" else table.stage
                 appender = cur.appender(target)
                 appender.append_rows(batch)
                 appender.flush()
-                if table.merge != "strict":
+                if table.merge != "append":
                     cur.execute(table.merge_sql())
                     cur.execute(f"DELETE FROM {table.stage}")
-            cur.execute(
-                f"UPDATE {schema.POSITION_TABLE} SET seq = ? WHERE stream = ?", [seq, subjects.EVENTS_STREAM]
-            )
+            # The batch must start after the stored position: a sequence applied twice fails the batch.
+            first = min((row.seq for row in rows.events), default=seq)
+            moved = cur.execute(
+                f"UPDATE {schema.POSITION_TABLE} SET seq = ? WHERE stream = ? AND seq < ? RETURNING seq",
+                [seq, subjects.EVENTS_STREAM, first],
+            ).fetchall()
+            if not moved:
+                raise AppliedTwice(f"a batch from sequence {first} is at or before the ledger's position")
             cur.commit()
         except BaseException:
             cur.rollback()

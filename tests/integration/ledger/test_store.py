@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from services.ledger.fold import fold_batch
-from services.ledger.store import Store, discard, wal_of
+from services.ledger.store import AppliedTwice, Store, discard, wal_of
 from tests.unit.ledger.factories import answered, completed, recorded, seated
 
 P = "p20261202-093000-abcd"
@@ -37,7 +36,7 @@ def test_a_failed_batch_leaves_neither_rows_nor_position(tmp_path: Path) -> None
     store = Store(tmp_path / "l.duckdb")
     store.apply(fold_batch([(1, completed(f"{P}.member1"))]), 1)
     # Sequence 1 again (a fold applying a sequence twice would be a bug): the whole batch is refused.
-    with pytest.raises(duckdb.ConstraintException):
+    with pytest.raises(AppliedTwice):
         store.apply(fold_batch([(1, completed(f"{P}.member2")), (2, completed(f"{P}.member3"))]), 2)
     assert store.position() == 1
     assert store.counts()["seats"] == 1
