@@ -1,7 +1,11 @@
 """A consumer on `BENCH_EVENTS` from a given sequence, handing out what has arrived in batches.
 
 Messages wait in a bounded queue: while the fold writes one batch, the next gathers; when the queue is
-full the subscription stops taking messages and JetStream's flow control holds the rest on the server.
+full the subscription stops taking messages. The server then stops too: the consumer acknowledges all
+deliveries up to one (ack-all) every quarter of `max_ack_pending`, and the server sends no more than that
+many unacknowledged. (Flow control alone did not hold it: a 1M-event rebuild overflowed nats-py's 256 MB
+pending buffer with ~180,000 slow-consumer drops.) An acknowledgement says "queued", not "folded": the
+ledger's own position says what is folded, and a delivery never comes twice (`max_deliver=1`).
 
 The consumer is an ephemeral push consumer this module replaces itself, always from the sequence after
 the last one it handed out: when the server no longer knows it (a NATS restart loses it), and when a
@@ -48,6 +52,9 @@ class Follower:
         self.js = js
         self.batch_max = max(1, batch_max)
         self._queue: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue(maxsize=self.batch_max)
+        # Deliveries the server may have out unacknowledged: the queue's worth and as much again in nats-py.
+        self.ack_pending = 2 * self.batch_max
+        self.ack_every = max(1, self.ack_pending // 4)
         self._sub: Consumer | None = None
         self._next = 1  # the stream sequence to queue next (advanced only once one is in the queue)
         self._handed = 0  # the last stream sequence handed out in a batch
@@ -64,7 +71,8 @@ class Follower:
     async def _subscribe(self) -> None:
         config = js_api.ConsumerConfig(
             deliver_policy=js_api.DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=self._next,
-            ack_policy=js_api.AckPolicy.NONE, max_deliver=1, mem_storage=True, num_replicas=1,
+            ack_policy=js_api.AckPolicy.ALL, max_ack_pending=self.ack_pending, max_deliver=1,
+            mem_storage=True, num_replicas=1,
         )
         self._delivered = 0
         self._sub = await self.js.subscribe(
@@ -112,6 +120,9 @@ class Follower:
         # old put completes too, the repeat is dropped when batches are handed out.
         await self._queue.put((sequence.stream, msg.data))
         self._next = max(self._next, sequence.stream + 1)
+        if sequence.consumer % self.ack_every == 0:
+            with contextlib.suppress(Exception):  # a lost ack only delays deliveries until it expires
+                await msg.ack()
 
     async def next_batch(
         self, linger_s: float = 0.0, urgent: asyncio.Event | None = None
