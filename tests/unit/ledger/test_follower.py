@@ -17,6 +17,7 @@ class Stream:
 
     def __init__(self) -> None:
         self.starts: list[int | None] = []
+        self.configs: list[js_api.ConsumerConfig] = []
 
     async def subscribe(
         self, subject: str, *, stream: str | None = None, cb: Any = None,
@@ -25,6 +26,7 @@ class Stream:
     ) -> Any:
         assert config is not None
         self.starts.append(config.opt_start_seq)
+        self.configs.append(config)
         return SimpleNamespace(unsubscribe=self.nothing, consumer_info=self.nothing)
 
     async def nothing(self) -> None:
@@ -35,9 +37,30 @@ def follower() -> Follower:
     return Follower(js=Stream(), batch_max=10)
 
 
-def delivered(consumer: int, stream: int) -> Any:
+def delivered(consumer: int, stream: int, acks: list[int] | None = None) -> Any:
     sequence = SimpleNamespace(consumer=consumer, stream=stream)
-    return SimpleNamespace(metadata=SimpleNamespace(sequence=sequence), data=b"x")
+
+    async def ack() -> None:
+        if acks is not None:
+            acks.append(consumer)
+
+    return SimpleNamespace(metadata=SimpleNamespace(sequence=sequence), data=b"x", ack=ack)
+
+
+async def test_the_server_may_have_only_so_much_out_unacknowledged() -> None:
+    """A backlog larger than nats-py's buffer must wait on the server, not overflow the client: the consumer
+    caps unacknowledged deliveries, and the follower acknowledges (all up to one) as it queues them."""
+    stream = Stream()
+    f = Follower(js=stream, batch_max=10)
+    await f.start(1)
+    acks: list[int] = []
+    for n in range(1, 11):
+        await f._on_msg(delivered(n, n, acks))
+    await f.stop()
+    config = stream.configs[0]
+    assert config.ack_policy == js_api.AckPolicy.ALL and config.max_ack_pending == 20
+    assert config.max_deliver == 1  # never delivered twice, acknowledged or not
+    assert acks == [5, 10]
 
 
 async def test_a_lost_delivery_starts_a_new_consumer_after_the_last_event_handed_out() -> None:
