@@ -20,6 +20,8 @@ from pathlib import Path
 from shared import bus_credentials, processes
 from shared.bus_credentials import BusLogin
 
+PORT_TRIES = 3  # launches on newly picked ports when one was taken meanwhile
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -85,9 +87,29 @@ class NatsServer:
         return config
 
     def start(self, timeout: float = 15.0) -> NatsServer:
+        """Launch and wait until JetStream answers. Ports picked here are free when picked, but another
+        process (an outgoing connection's ephemeral port) can take one before the server binds it: then the
+        server exits at once, and is launched again on newly picked ports (a fixed port is never changed)."""
+        picked = not self.port and not self.monitor_port
+        for _ in range(PORT_TRIES - 1 if picked else 0):
+            self.launch()
+            try:
+                self.wait_ready(timeout)
+                return self
+            except RuntimeError:
+                if not self.port_was_taken():
+                    raise
+                self.port = self.monitor_port = 0
         self.launch()
         self.wait_ready(timeout)
         return self
+
+    def port_was_taken(self) -> bool:
+        """The server exited because a port it was given was in use."""
+        exited = self.proc is not None and self.proc.poll() is not None
+        if not exited or self.log_path is None or not self.log_path.exists():
+            return False
+        return "address already in use" in self.log_path.read_text(errors="replace")
 
     def launch(self) -> None:
         """Spawn the server without waiting for it: on free ports the first time, on the same ports and
