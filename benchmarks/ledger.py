@@ -5,7 +5,7 @@
 For each size, that many seats at 100,000 a day (panels of three seats, one in twenty failing, a verdict
 on one seat in ten) are folded into a fresh ledger file THROUGH THE FOLD: events in batches of the
 ledger's `batch_max`, by the ledger's own fold loop (`services.ledger.folding`: each batch decoded from
-its JSON and mapped by `fold_batch` while the one before is written by `Store.apply`), as the ledger does
+its JSON, mapped by `fold_batch` and written by `Store.apply`), as the ledger does
 with what it pulls from the stream (the events are made and encoded ahead, ten batches at a time, outside
 the timing). Then, on the full file: `bench report` over the last 30 days (a month at that rate), a typical
 `bench sql` query, an export of one day's rows, file sizes. `--nats N` also times a rebuild through a real
@@ -166,8 +166,8 @@ def numbered(made: Iterable[list[EventBase]], after: int) -> list[list[tuple[int
 
 
 def fold_into(store: Store, seats: int, batch_max: int) -> Folded:
-    """Fold the seats' events into `store` through the ledger's fold loop (`folding.fold`: decode and map
-    a batch while the last one is written). The events are made and encoded ahead, CHUNK batches at a
+    """Fold the seats' events into `store` through the ledger's fold loop (`folding.fold`: decode, map
+    and write each batch). The events are made and encoded ahead, CHUNK batches at a
     time, outside the timing; each chunk's timing ends when its last batch is in the file."""
     out = Folded()
     made = batches(seats, batch_max)

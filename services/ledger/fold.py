@@ -14,8 +14,10 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from datetime import datetime
+from typing import Any, NamedTuple, get_type_hints
+
+from pydantic import TypeAdapter
 
 from services.ledger.columns import Integer, Json, SeatPlans, Skips, row_type
 from shared.commands import UsageLine
@@ -35,6 +37,8 @@ from shared.events import (
     QuotaObserved,
     RouteTurn,
     SeatCompleted,
+    SeatPlan,
+    Skip,
     SuiteAnswered,
     VerdictRecorded,
 )
@@ -107,6 +111,7 @@ class SeatRow(NamedTuple):
     purpose: str
     status: str
     seconds: float
+    first_token_s: float | None
     answer: str
     error: str
     failure: str | None  # HL-1's class; None when it answered
@@ -127,9 +132,21 @@ class SeatRow(NamedTuple):
 # L-5: one provider call, whatever asked for it (a seat's `seat_completed`, a route attempt's or a probe's
 # `call_used`): the usage line as the ledger answers it (`shared.commands.UsageLine`, declared there once),
 # with the event it was read from after its key. `t` is its start after any pacing wait, `at` when it was
-# reported. Never prompts.
+# reported. Never prompts. The fold derives these rows in SQL (`usage_lines`) from the batch's seats and
+# `call_used` rows, so no seat is converted for DuckDB twice.
 _USAGE_FIELDS = [(name, info.annotation) for name, info in UsageLine.model_fields.items()]
 UsageRow = row_type("UsageRow", [_USAGE_FIELDS[0], ("seq", int), ("event", str), *_USAGE_FIELDS[1:]])
+
+# What a usage line is derived from: a seat row's columns of the same names, or a `call_used` event's.
+CALL_COLUMNS = (
+    "call", "seq", "event", "at", "panel", "alias", "connection", "endpoint", "served", "served_by",
+    "swap", "collection", "purpose", "status", "error", "failure", "http_status", "attempts", "tokens_in",
+    "tokens_out", "reasoning", "cached", "estimated", "seconds", "first_token_s", "caller", "paced",
+    "waited_s",
+)
+_SEAT_TYPES = get_type_hints(SeatRow, include_extras=True)
+# A `call_used` event as a seat row would hold it: held for one batch only, to derive its usage line.
+CallUsedRow = row_type("CallUsedRow", [(name, _SEAT_TYPES[name]) for name in CALL_COLUMNS])
 
 
 class RouteTurnRow(NamedTuple):
@@ -317,7 +334,7 @@ class Rows:
     verdicts: dict[str, VerdictRow] = field(default_factory=dict)
     config_changes: dict[str, ConfigRow] = field(default_factory=dict)
     cooldowns: dict[str, CooldownRow] = field(default_factory=dict)
-    usage: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # UsageRow by call
+    calls_used: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # CallUsedRow by call
     route_turns: dict[str, RouteTurnRow] = field(default_factory=dict)
     limits_learned: dict[str, LimitLearnedRow] = field(default_factory=dict)
     quota_records: dict[tuple[str, str, str, str], QuotaRow] = field(default_factory=dict)
@@ -336,11 +353,9 @@ class Rows:
         self.seats.setdefault(event.call, seat_row(seq, event))
         if event.purpose == "probe":
             self.probes.setdefault(event.call, probe_row(seq, event))
-        if is_provider_call(event):
-            self.usage.setdefault(event.call, usage_row(seq, event))
 
     def _call_used(self, seq: int, event: CallUsed) -> None:
-        self.usage.setdefault(event.call, usage_row(seq, event))
+        self.calls_used.setdefault(event.call, call_used_row(seq, event))
 
     def _panel(self, seq: int, event: PanelSeated | PanelAnswered) -> None:
         row = panel_row(seq, event)
@@ -421,49 +436,21 @@ def _type(event: EventBase) -> str:
 
 def seat_row(seq: int, e: SeatCompleted) -> SeatRow:
     return SeatRow(
-        call=e.call, seq=seq, event=e.id, at=e.at, panel=e.panel, seat=e.seat, alias=e.alias, served=e.served,
-        endpoint=e.endpoint, connection=e.connection, collection=e.collection, task=e.task, purpose=e.purpose,
-        status=e.status, seconds=e.seconds, answer=e.answer, error=e.error,
-        failure=failure_class(e.status, e.error, e.answer), http_status=e.http_status,
-        attempts=e.attempts, tokens_in=e.tokens_in, tokens_out=e.tokens_out, reasoning=e.reasoning_tokens,
-        cached=e.cached_tokens, estimated=e.tokens_estimated, caller=e.caller, served_by=e.served_by,
-        swap=e.swap, paced=e.paced, waited_s=e.waited_s,
+        e.call, seq, e.id, e.at, e.panel, e.seat, e.alias, e.served, e.endpoint, e.connection, e.collection,
+        e.task, e.purpose, e.status, e.seconds, e.first_token_s, e.answer, e.error,
+        failure_class(e.status, e.error, e.answer), e.http_status, e.attempts, e.tokens_in, e.tokens_out,
+        e.reasoning_tokens, e.cached_tokens, e.tokens_estimated, e.caller, e.served_by, e.swap, e.paced,
+        e.waited_s,
     )
 
 
-def is_provider_call(e: SeatCompleted) -> bool:
-    """A route conversation's offload is a record of the member that answered, not a call: the route
-    attempts report their own usage (`call_used`), so counting the offload too would count a call twice."""
-    return e.purpose != "route"
-
-
-def usage_status(status: str, paced: str, error: str) -> str:
-    """L-5's status: a call pacing refused is `refused`, one cut by its deadline `timeout`."""
-    if paced == "refused":
-        return "refused"
-    if status == "error" and error.startswith(NO_ANSWER):
-        return "timeout"
-    return status
-
-
-def started(at: datetime, seconds: float, waited_s: float) -> datetime:
-    """L-5's `t`: when the call went out, after any pacing wait (`seconds` counts the wait)."""
-    return at - timedelta(seconds=max(0.0, seconds - waited_s))
-
-
-def usage_row(seq: int, e: SeatCompleted | CallUsed) -> tuple[Any, ...]:
-    """The call's L-5 line; a refused call sent nothing, so it counts no request and no token."""
-    refused = e.paced == "refused"
-    panel = e.panel if isinstance(e, SeatCompleted) else e.conversation
-    return UsageRow(
-        call=e.call, seq=seq, event=e.id, t=started(e.at, e.seconds, e.waited_s), at=e.at, panel=panel,
-        alias=e.alias, connection=e.connection, endpoint=e.endpoint, served=e.served, served_by=e.served_by,
-        swap=e.swap, collection=e.collection, purpose=e.purpose,
-        status=usage_status(e.status, e.paced, e.error),
-        failure=failure_class(e.status, e.error, e.answer if isinstance(e, SeatCompleted) else ""),
-        http_status=e.http_status,
-        attempts=0 if refused else e.attempts, tokens_in=0 if refused else e.tokens_in,
-        tokens_out=0 if refused else e.tokens_out, reasoning=e.reasoning_tokens, cached=e.cached_tokens,
+def call_used_row(seq: int, e: CallUsed) -> tuple[Any, ...]:
+    return CallUsedRow(
+        call=e.call, seq=seq, event=e.id, at=e.at, panel=e.conversation, alias=e.alias,
+        connection=e.connection, endpoint=e.endpoint, served=e.served, served_by=e.served_by, swap=e.swap,
+        collection=e.collection, purpose=e.purpose, status=e.status, error=e.error,
+        failure=failure_class(e.status, e.error, ""), http_status=e.http_status, attempts=e.attempts,
+        tokens_in=e.tokens_in, tokens_out=e.tokens_out, reasoning=e.reasoning_tokens, cached=e.cached_tokens,
         estimated=e.tokens_estimated, seconds=e.seconds, first_token_s=e.first_token_s, caller=e.caller,
         paced=e.paced, waited_s=e.waited_s,
     )
@@ -528,12 +515,16 @@ def quota_rows(seq: int, e: QuotaObserved) -> list[QuotaRow]:
     ]
 
 
+SEAT_PLANS: TypeAdapter[list[SeatPlan]] = TypeAdapter(list[SeatPlan])
+SKIPS: TypeAdapter[list[Skip]] = TypeAdapter(list[Skip])
+
+
 def panel_row(seq: int, e: PanelSeated | PanelAnswered) -> PanelRow:
     common = dict(collection=e.collection, shape=e.shape, shape_by=e.shape_by, key=e.key)
     if isinstance(e, PanelSeated):
         return PanelRow(
-            panel=e.panel, seq=seq, **common, at=e.at, seats=[s.model_dump() for s in e.seats],
-            skipped=[s.model_dump() for s in e.skipped],
+            panel=e.panel, seq=seq, **common, at=e.at, seats=SEAT_PLANS.dump_json(e.seats).decode(),
+            skipped=SKIPS.dump_json(e.skipped).decode(),
             answered_at=None, reply=None, system=None, prompt=None, calls=None, note=None,
         )
     return PanelRow(

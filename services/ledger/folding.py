@@ -1,14 +1,17 @@
-"""The fold's loop: gather a batch, decode and map it, write it, while the next one is already decoded.
+"""The fold's loop: gather a batch, decode, map and stage it, while the last one is committed.
 
-Decoding and mapping a batch is Python (it holds the interpreter lock); writing it is mostly DuckDB's own
-work (appends, key merges, the commit), which does not. So the next batch is prepared in one thread while
-the last is written in another, and on two cores the fold runs at the pace of its slower half instead of
-the two added up (`benchmarks.ledger` measures it).
+A write has two halves (`Store.stage`, `Store.commit`). Staging is Python: decoding, mapping, and the
+appender converting every value into a slot's temporary stage tables; it holds the interpreter lock.
+Committing is DuckDB's own work (the merges into the keyed tables, the derived usage lines, the commit),
+which releases it. So the next batch is staged in one thread while the last is committed in another, in two
+slots of stage tables, and on two cores the fold runs at the pace of its slower half. (An earlier pipeline
+split the work at the appender instead, so both threads held the lock most of the time, and it was slower
+than no pipeline at all; `benchmarks.ledger` measures it.)
 
-Writes stay one at a time, in stream order, each one transaction with its stream position (`Store.apply`).
-A write that has begun finishes even when the loop is cancelled, so the file's position always matches its
-rows; a write that fails is tried again (the file is the only thing that can fail it) and nothing after it
-is written meanwhile.
+Commits stay one at a time, in stream order, each one transaction with its stream position. A commit that
+has begun finishes even when the loop is cancelled, so the file's position always matches its rows; a
+commit that fails is tried again from its stage (the file is the only thing that can fail it) and nothing
+after it is committed meanwhile.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Protocol
 import structlog
 
 from services.ledger.fold import Rows, fold_batch
-from services.ledger.store import Store
+from services.ledger.store import Staged, Store
 from shared.events import EventBase, decode_event
 
 log = structlog.get_logger("ledger")
@@ -59,13 +62,17 @@ def prepare(batch: Batch) -> Rows:
             gc.enable()
 
 
-async def write(store: Store, rows: Rows, batch: tuple[int, int], written: Written) -> None:
-    """Write one batch (its first and last sequence) in a thread, trying again until the file takes it;
-    then say so."""
+def stage(store: Store, batch: Batch, slot: int) -> Staged:
+    return store.stage(prepare(batch), slot)
+
+
+async def write(store: Store, staged: Staged, batch: tuple[int, int], written: Written) -> None:
+    """Commit one staged batch (its first and last sequence) in a thread, trying again until the file takes
+    it; then say so."""
     first, last = batch
     started = time.perf_counter()
     while True:
-        work = asyncio.ensure_future(asyncio.to_thread(store.apply, rows, last))
+        work = asyncio.ensure_future(asyncio.to_thread(store.commit, staged, last))
         try:
             await asyncio.shield(work)
             break
@@ -86,7 +93,8 @@ async def fold(
 ) -> None:
     """Fold what `source` hands out past sequence `after`, forever (until cancelled)."""
     writing: asyncio.Task[None] | None = None
-    queued = after  # the last sequence handed to a write
+    queued = after  # the last sequence handed to a commit
+    slot = 0
     try:
         while True:
             gathered = await source.next_batch(linger_s, urgent)
@@ -95,11 +103,12 @@ async def fold(
                 continue
             if batch[0][0] != queued + 1:
                 log.warning("sequence_gap", after=queued, next=batch[0][0])
-            rows = await asyncio.to_thread(prepare, batch)
+            staged = await asyncio.to_thread(stage, store, batch, slot)
             if writing is not None:
-                await writing
-            writing = asyncio.create_task(write(store, rows, (batch[0][0], batch[-1][0]), written))
+                await writing  # its slot is the other one; this one's turn comes after it
+            writing = asyncio.create_task(write(store, staged, (batch[0][0], batch[-1][0]), written))
             queued = batch[-1][0]
+            slot = 1 - slot
     finally:
         if writing is not None:
             writing.cancel()

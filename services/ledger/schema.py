@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from services.ledger import fold
-from services.ledger.columns import columns_of
+from services.ledger import fold, usage_lines
+from services.ledger.columns import columns_of, staged_columns_of
 
 POSITION_TABLE = "ledger_position"
 POSITION_DDL = f"CREATE TABLE IF NOT EXISTS {POSITION_TABLE} (stream VARCHAR PRIMARY KEY, seq BIGINT)"
@@ -27,7 +27,8 @@ POSITION_DDL = f"CREATE TABLE IF NOT EXISTS {POSITION_TABLE} (stream VARCHAR PRI
 # fill:   a key's columns keep their first non-null value (a panel seated, then answered); its `seq`, when
 #         it has one, is the latest sequence folded into it.
 # latest: the row of the highest stream sequence wins (the last quota a provider reported).
-Merge = Literal["append", "first", "fill", "latest"]
+# staged: rows held for one batch only (a temporary table), to derive another table's rows; never stored.
+Merge = Literal["append", "first", "fill", "latest", "staged"]
 
 
 @dataclass(frozen=True)
@@ -35,23 +36,42 @@ class Table:
     """A table is its row type (the columns, from its annotations), its key and its merge rule."""
 
     name: str
-    rows_attr: str  # the `fold.Rows` field holding this table's rows
+    rows_attr: str | None  # the `fold.Rows` field holding this table's rows (None: derived in SQL)
     row: type[tuple[Any, ...]]
     key: tuple[str, ...]
     merge: Merge
+    derived: str | None = None  # a SELECT of this table's rows from other tables' stages, in column order
     columns: dict[str, str] = field(init=False)  # column → DuckDB type, in the row type's order
+    staged: dict[str, str] = field(init=False)  # column → the type a batch appends it as (see `columns`)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "columns", columns_of(self.row))
+        object.__setattr__(self, "staged", staged_columns_of(self.row))
         if missing := [k for k in self.key if k not in self.columns]:
             raise ValueError(f"{self.name}: key {missing} is not a column of {self.row.__name__}")
         if self.merge == "latest" and "seq" not in self.columns:
             raise ValueError(f"{self.name}: a `latest` table needs the stream sequence (`seq`) of its rows")
+        if (self.rows_attr is None) == (self.derived is None):
+            raise ValueError(f"{self.name}: rows come from the fold's `Rows` or from a SELECT, one of them")
 
     @property
     def stage(self) -> str:
         """A temporary table of the same shape that a batch is appended to before it is merged."""
         return f"stage_{self.name}"
+
+    def stage_sql(self) -> str:
+        cols = ", ".join(f'"{name}" {kind}' for name, kind in self.staged.items())
+        return f"CREATE TEMP TABLE {self.stage} ({cols})"
+
+    def _staged_rows(self) -> str:
+        """The stage's rows with the table's column types."""
+        if self.staged == self.columns:
+            return self.stage
+        cols = ", ".join(
+            f'"{name}"' if self.staged[name] == kind else f'"{name}"::{kind} AS "{name}"'
+            for name, kind in self.columns.items()
+        )
+        return f"(SELECT {cols} FROM {self.stage})"
 
     def create_sql(self) -> str:
         cols = ", ".join(f'"{name}" {kind}' for name, kind in self.columns.items())
@@ -60,12 +80,15 @@ class Table:
         return f"CREATE TABLE IF NOT EXISTS {self.name} ({cols}, PRIMARY KEY ({', '.join(self.key)}))"
 
     def merge_sql(self) -> str:
-        """The statement that moves the staged rows into the table (not used for `append` tables)."""
+        """The statement that moves the staged (or derived) rows into the table (not for `staged` ones)."""
+        source = f"({self.derived})" if self.derived else self._staged_rows()
+        if self.merge == "append":
+            return f"INSERT INTO {self.name} SELECT * FROM {source}"
         if self.merge == "first":
-            return f"INSERT OR IGNORE INTO {self.name} SELECT * FROM {self.stage}"
+            return f"INSERT OR IGNORE INTO {self.name} SELECT * FROM {source}"
         others = [c for c in self.columns if c not in self.key]
         key = ", ".join(self.key)
-        upsert = f"INSERT INTO {self.name} SELECT * FROM {self.stage} ON CONFLICT ({key}) DO UPDATE"
+        upsert = f"INSERT INTO {self.name} SELECT * FROM {source} ON CONFLICT ({key}) DO UPDATE"
         if self.merge == "latest":
             sets = ", ".join(f'"{c}" = excluded."{c}"' for c in others)
             return f"{upsert} SET {sets} WHERE excluded.seq > {self.name}.seq"
@@ -76,6 +99,8 @@ class Table:
         return f"{upsert} SET {sets}"
 
     def rows_of(self, rows: fold.Rows) -> Sequence[tuple[Any, ...]]:
+        if self.rows_attr is None:
+            return []
         held = getattr(rows, self.rows_attr)
         return list(held.values()) if isinstance(held, dict) else held
 
@@ -83,7 +108,11 @@ class Table:
 EVENTS = Table("events_applied", "events", fold.EventRow, key=("seq",), merge="append")
 PANELS = Table("panels", "panels", fold.PanelRow, key=("panel",), merge="fill")
 SEATS = Table("seats", "seats", fold.SeatRow, key=("call",), merge="first")
-USAGE = Table("usage", "usage", fold.UsageRow, key=("call",), merge="first")
+CALLS_USED = Table("calls_used", "calls_used", fold.CallUsedRow, key=("call",), merge="staged")
+USAGE = Table(
+    "usage", None, fold.UsageRow, key=("call",), merge="first",
+    derived=usage_lines.select(list(columns_of(fold.UsageRow)), SEATS.stage, CALLS_USED.stage),
+)
 ROUTE_TURNS = Table("route_turns", "route_turns", fold.RouteTurnRow, key=("id",), merge="first")
 LIMITS_LEARNED = Table("limits_learned", "limits_learned", fold.LimitLearnedRow, key=("id",), merge="first")
 QUOTA_RECORDS = Table(
@@ -98,6 +127,8 @@ PROBES = Table("probes", "probes", fold.ProbeRow, key=("call",), merge="first")
 JOB_RUNS = Table("job_runs", "job_runs", fold.JobRunRow, key=("id",), merge="first")
 SUITE_ANSWERS = Table("suite_answers", "suite_answers", fold.SuiteAnswerRow, key=("id",), merge="first")
 
+# Stored tables (`TABLES`), and the stages that only feed derived ones (`STAGES`).
+STAGES: tuple[Table, ...] = (CALLS_USED,)
 TABLES: tuple[Table, ...] = (
     EVENTS, PANELS, SEATS, VERDICTS, CONFIG_CHANGES, COOLDOWNS,
     USAGE, ROUTE_TURNS, LIMITS_LEARNED, QUOTA_RECORDS, ALERTS, PROBES, JOB_RUNS, SUITE_ANSWERS,

@@ -19,7 +19,8 @@ FILLED_BY = {
     "verdicts": "`verdict_recorded`",
     "config_changes": "every configuration event (endpoints, models, collections, keys, limits, alerts, …)",
     "cooldowns": "`cooldown_started`",
-    "usage": "`seat_completed` (not a route conversation's offload) and `call_used`",
+    "usage": "`seat_completed` (not a route conversation's offload) and `call_used`, selected in SQL from "
+             "the batch's staged seats and calls (`services/ledger/usage_lines.py`)",
     "route_turns": "`route_turn`",
     "limits_learned": "`limit_learned`",
     "quota_records": "`quota_observed` (one row per record it carries)",

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -61,6 +63,32 @@ USAGE_COLUMNS = ", ".join(f'"{name}"' for name in UsageLine.model_fields)
 # every call that ended within PACING_EXACT_S (plus this margin for the callers' clocks) comes back exact,
 # with its id, however long ago it started: the caller skips the ones it already counts.
 PACING_CLOCK_MARGIN_S = 30.0
+
+
+# Two sets of stage tables, so the next batch is staged (Python, holding the interpreter lock) while the
+# last one is merged and committed (DuckDB's own work, which releases it): `services/ledger/folding.py`.
+SLOTS = 2
+STAGED = tuple(t for t in (*schema.TABLES, *schema.STAGES) if t.derived is None)
+
+
+class Slot:
+    """One cursor (its own connection, so its own temporary stage tables) and whether its stage holds rows."""
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection) -> None:
+        self.cur = cur
+        self.lock = threading.Lock()  # a cursor is used by one thread at a time
+        self.dirty = False
+        for table in STAGED:
+            cur.execute(table.stage_sql())
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A batch waiting in a slot's stage tables: the stages that hold rows, and its first stream sequence."""
+
+    slot: int
+    tables: tuple[str, ...]
+    first: int | None
 
 
 class AppliedTwice(RuntimeError):
@@ -154,14 +182,12 @@ class Store:
         self.con.execute(f"INSERT OR IGNORE INTO {schema.SCHEMA_TABLE} VALUES (?)", [schema.FINGERPRINT])
         for table in schema.TABLES:
             self.con.execute(table.create_sql())
-        self._fold = self.con.cursor()
-        for table in schema.TABLES:
-            if table.merge != "append":
-                self._fold.execute(f"CREATE TEMP TABLE {table.stage} AS SELECT * FROM {table.name} LIMIT 0")
+        self._slots = [Slot(self.con.cursor()) for _ in range(SLOTS)]
 
     def close(self) -> None:
         with contextlib.suppress(duckdb.Error):
-            self._fold.close()
+            for slot in self._slots:
+                slot.cur.close()
             self.con.execute("CHECKPOINT")
         self.con.close()
 
@@ -177,34 +203,56 @@ class Store:
             cur.close()
         return int(row[0]) if row else 0
 
-    def apply(self, rows: Rows, seq: int) -> None:
-        """Write a batch's rows and the new position atomically: all of it, or (on a crash) none of it."""
-        cur = self._fold
-        cur.begin()
-        try:
-            for table in schema.TABLES:
+    def stage(self, rows: Rows, slot: int = 0) -> Staged:
+        """Append a batch's rows to one slot's stage tables (temporary, so no transaction and no WAL): the
+        Python half of a write, which `commit` then moves into the tables."""
+        held = self._slots[slot]
+        with held.lock:
+            if held.dirty:  # a batch staged and never committed (its fold was stopped): not this one's rows
+                for table in STAGED:
+                    held.cur.execute(f"DELETE FROM {table.stage}")
+            held.dirty = True
+            filled = []
+            for table in STAGED:
                 batch = table.rows_of(rows)
-                if not batch:
-                    continue
-                target = table.name if table.merge == "append" else table.stage
-                appender = cur.appender(target)
-                appender.append_rows(batch)
-                appender.flush()
-                if table.merge != "append":
-                    cur.execute(table.merge_sql())
-                    cur.execute(f"DELETE FROM {table.stage}")
-            # The batch must start after the stored position: a sequence applied twice fails the batch.
-            first = min((row.seq for row in rows.events), default=seq)
-            moved = cur.execute(
-                f"UPDATE {schema.POSITION_TABLE} SET seq = ? WHERE stream = ? AND seq < ? RETURNING seq",
-                [seq, subjects.EVENTS_STREAM, first],
-            ).fetchall()
-            if not moved:
-                raise AppliedTwice(f"a batch from sequence {first} is at or before the ledger's position")
-            cur.commit()
-        except BaseException:
-            cur.rollback()
-            raise
+                if batch:
+                    appender = held.cur.appender(table.stage)
+                    appender.append_rows(batch)
+                    appender.flush()
+                    filled.append(table.stage)
+        first = min((row.seq for row in rows.events), default=None)
+        return Staged(slot, tuple(filled), first)
+
+    def commit(self, staged: Staged, seq: int) -> None:
+        """Move a staged batch into the tables and the position to `seq` in one transaction: all of it, or
+        (on a crash or an error) none of it, the stage then left as it was, to be committed again."""
+        held = self._slots[staged.slot]
+        with held.lock:
+            cur = held.cur
+            cur.begin()
+            try:
+                for table in schema.TABLES:  # a derived table reads other tables' stages: merged first
+                    if table.stage in staged.tables or (table.derived and staged.tables):
+                        cur.execute(table.merge_sql())
+                for stage in staged.tables:
+                    cur.execute(f"DELETE FROM {stage}")
+                # The batch must start after the stored position: a sequence applied twice fails the batch.
+                first = seq if staged.first is None else staged.first
+                moved = cur.execute(
+                    f"UPDATE {schema.POSITION_TABLE} SET seq = ? WHERE stream = ? AND seq < ? RETURNING seq",
+                    [seq, subjects.EVENTS_STREAM, first],
+                ).fetchall()
+                if not moved:
+                    raise AppliedTwice(f"a batch from sequence {first} is at or before the ledger's position")
+                cur.commit()
+            except BaseException:
+                cur.rollback()
+                raise
+            held.dirty = False
+
+    def apply(self, rows: Rows, seq: int) -> None:
+        """Write a batch's rows and the new position atomically (`stage`, then `commit`)."""
+        self.commit(self.stage(rows), seq)
 
     # ------------------------------------------------------------ reads
 

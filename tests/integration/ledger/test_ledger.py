@@ -36,7 +36,7 @@ async def test_every_event_type_is_folded_into_typed_rows(nc: bus.NATS, ledger: 
     (panel,) = tables["panels"]
     assert panel[0] == P and panel[1] == 6 and panel[3] == "core" and panel[13] == [M1, M2]  # seq: the answer
     seats = {row[0]: row for row in tables["seats"]}
-    assert seats[M2][13:17] == ("error", 1.26, "", "HTTP 500") and seats[M2][17:19] == ("other", 500)
+    assert seats[M2][13:18] == ("error", 1.26, None, "", "HTTP 500") and seats[M2][18:20] == ("other", 500)
     assert [row[4] for row in tables["verdicts"]] == [M1]
     assert all("sk-nope" not in str(row) for row in tables["config_changes"])
 
@@ -128,7 +128,7 @@ async def test_a_seat_completed_twice_is_one_row(nc: bus.NATS, ledger: LedgerPro
     status = await ask(nc, subjects.RPC_LEDGER_STATUS)
     assert status["rows"]["events_applied"] == 2 and status["rows"]["seats"] == 1
     ledger.stop()
-    assert [(row[0], row[15]) for row in ledger.snapshot()["seats"]] == [(M1, "from the caller")]
+    assert [(row[0], row[16]) for row in ledger.snapshot()["seats"]] == [(M1, "from the caller")]
 
 
 async def test_the_fold_resumes_after_nats_restarts(

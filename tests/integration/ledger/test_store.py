@@ -29,6 +29,10 @@ def test_rows_and_position_are_applied_together(tmp_path: Path) -> None:
     assert con.execute("SELECT answer FROM seats").fetchall() == [("first",)]
     assert con.execute("SELECT collection, prompt, len(seats), calls FROM panels").fetchall() == [
         ("core", "find the race in refresh()", 2, [f"{P}.member1"])]
+    # The plan arrives as JSON text and is stored as STRUCTs with the events' own fields.
+    ((seats, skipped),) = con.execute("SELECT seats, skipped FROM panels").fetchall()
+    assert seats == [s.model_dump() for s in seated(P).seats]
+    assert skipped == [{"seat": "explorer", "alias": "z", "why": "resting"}]
     store.close()
 
 

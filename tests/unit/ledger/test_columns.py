@@ -8,7 +8,15 @@ from typing import Annotated, NamedTuple
 import pytest
 from pydantic import BaseModel
 
-from services.ledger.columns import Duck, Integer, Json, columns_of, duck_type, struct_list
+from services.ledger.columns import (
+    Duck,
+    Integer,
+    Json,
+    columns_of,
+    duck_type,
+    staged_columns_of,
+    struct_list,
+)
 
 
 class Pair(BaseModel):
@@ -25,7 +33,7 @@ class Sample(NamedTuple):
     tags: list[str] | None
     small: Integer | None
     doc: Json
-    pairs: Annotated[list[dict[str, object]], struct_list(Pair)]
+    pairs: Annotated[str, struct_list(Pair)] | None
 
 
 def test_a_row_types_annotations_give_its_columns_in_order() -> None:
@@ -34,6 +42,13 @@ def test_a_row_types_annotations_give_its_columns_in_order() -> None:
         "tags": "VARCHAR[]", "small": "INTEGER", "doc": "JSON",
         "pairs": "STRUCT(name VARCHAR, weight DOUBLE)[]",
     }
+
+
+def test_a_struct_list_is_appended_as_json_text_and_stored_as_structs() -> None:
+    staged = staged_columns_of(Sample)
+    assert staged["pairs"] == "JSON"
+    assert {k: v for k, v in staged.items() if k != "pairs"} == {
+        k: v for k, v in columns_of(Sample).items() if k != "pairs"}
 
 
 def test_a_declared_type_wins_and_other_marks_are_looked_through() -> None:

@@ -37,6 +37,7 @@ def test_seat_completed_becomes_one_typed_seat_row() -> None:
         call=f"{P}.member1", seq=7, event=f"seat:{P}.member1", at=T0, panel=P, seat="member", alias="a",
         served="a-served", endpoint="local", connection="local", collection="core",
         task="find the race in refresh() (bench/core, code)", purpose="panel", status="error", seconds=2.5,
+        first_token_s=None,
         answer="", error="HTTP 500", failure="other", http_status=500, attempts=1, tokens_in=12,
         tokens_out=34, reasoning=5, cached=2, estimated=False, caller="caller-1", served_by="a-served",
         swap=False, paced="sent", waited_s=0.0,
@@ -58,8 +59,9 @@ def test_panel_rows_merge_the_plan_and_the_answer_whatever_the_order() -> None:
     reversed_ = fold_batch([(1, answer), (2, plan)]).panels[P]
     assert in_order == reversed_
     assert in_order.at == T0 and in_order.answered_at == answer.at
-    assert [s["alias"] for s in in_order.seats or []] == ["a", "b"]
-    assert in_order.skipped == [{"seat": "explorer", "alias": "z", "why": "resting"}]
+    # The plan's lists as JSON text: DuckDB casts them to STRUCTs when the batch is merged.
+    assert [s["alias"] for s in json.loads(in_order.seats or "[]")] == ["a", "b"]
+    assert json.loads(in_order.skipped or "[]") == [{"seat": "explorer", "alias": "z", "why": "resting"}]
     assert (in_order.reply, in_order.system) == ("all", "be brief")
     assert in_order.prompt == "find the race in refresh()"
     assert in_order.calls == [f"{P}.member1", f"{P}.member2"]
@@ -144,7 +146,7 @@ def test_an_event_without_a_handler_is_only_an_applied_event() -> None:
     rows = fold_batch([(1, Unheard(id="u1", at=T0)), (2, cooldown("a"))])
     assert [(e.seq, e.type) for e in rows.events] == [(1, "Unheard"), (2, "cooldown_started")]
     assert len(rows.cooldowns) == 1
-    assert not (rows.seats or rows.panels or rows.usage or rows.config_changes or rows.alerts)
+    assert not (rows.seats or rows.panels or rows.calls_used or rows.config_changes or rows.alerts)
 
 
 def test_a_configuration_event_without_its_own_handler_is_a_configuration_change() -> None:

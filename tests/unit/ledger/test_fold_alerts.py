@@ -3,9 +3,9 @@ any batching folds to the same table; a held call (U-5) is a `refused` usage lin
 
 from __future__ import annotations
 
-from services.ledger.fold import AlertRow, fold_batch, usage_row
+from services.ledger.fold import AlertRow, fold_batch
 from shared.events import AlertCleared, AlertRaised
-from tests.unit.ledger.factories import T0, completed
+from tests.unit.ledger.factories import T0
 
 KEY = "model:paid:vendor/fast:free"
 RAISED = AlertRaised(id="cfg:a1", at=T0, by="admin", key=KEY, kind="went paid", message="priced",
@@ -28,9 +28,3 @@ def test_any_batching_gives_the_same_rows() -> None:
     whole = fold_batch([(3, RAISED), (4, CLEARED)]).alerts
     split = {**fold_batch([(3, RAISED)]).alerts, **fold_batch([(4, CLEARED)]).alerts}
     assert whole == split
-
-
-def test_a_call_the_guard_held_is_a_refused_usage_line() -> None:
-    why = "Error: client failed: not sent: the free-tier guard holds a (payment required: x)"
-    row = usage_row(9, completed("p1.member1", status="error", attempts=0, paced="refused", error=why))
-    assert (row.status, row.attempts, row.tokens_in, row.tokens_out) == ("refused", 0, 0, 0)

@@ -31,8 +31,8 @@ def test_probe_completions_become_probe_rows_with_their_failure_class() -> None:
         ("t1", "availability", "probe tiny", True, None, 0.4, 4.0),
         ("t2", "availability", "probe tiny", False, "structural", None, None),
     ]
-    assert rows.usage[ok.call].first_token_s == 0.4
-    assert rows.usage[gone.call].failure == "structural" and rows.seats[gone.call].failure == "structural"
+    assert rows.seats[ok.call].first_token_s == 0.4
+    assert rows.seats[gone.call].failure == "structural"
 
 
 def test_a_panel_seat_is_no_probe() -> None:

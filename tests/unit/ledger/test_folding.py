@@ -14,7 +14,7 @@ import pytest
 from services.ledger import folding
 from services.ledger.fold import fold_batch
 from services.ledger.folding import prepare
-from services.ledger.store import Store
+from services.ledger.store import Staged, Store
 from shared.events import EventBase, encode_event
 from tests.unit.ledger.factories import answered, completed, seated
 
@@ -76,15 +76,33 @@ class Source:
 
 
 class Recorder:
-    """A store that records the position of each write, failing or holding the ones it is told to."""
+    """A store that records the slot of each stage and the position of each commit, failing or holding the
+    commits it is told to."""
 
     def __init__(self, fail_once: int = 0, hold: int = 0) -> None:
         self.tried: list[int] = []
         self.applied: list[int] = []
+        self.staged: list[int] = []  # the slot of each batch staged
+        self.staged_twice = threading.Event()
+        self.busy: set[int] = set()  # slots whose batch is being committed
         self.fail_once, self.hold = fail_once, hold
         self.holding, self.release = threading.Event(), threading.Event()
 
-    def apply(self, rows: object, seq: int) -> None:
+    def stage(self, rows: object, slot: int = 0) -> Staged:
+        assert slot not in self.busy, "a slot is staged while its own batch is being committed"
+        self.staged.append(slot)
+        if len(self.staged) == 2:
+            self.staged_twice.set()
+        return Staged(slot, (), None)
+
+    def commit(self, staged: Staged, seq: int) -> None:
+        self.busy.add(staged.slot)
+        try:
+            self.write(seq)
+        finally:
+            self.busy.discard(staged.slot)
+
+    def write(self, seq: int) -> None:
         self.tried.append(seq)
         if seq == self.fail_once:
             self.fail_once = 0
@@ -128,6 +146,30 @@ async def test_a_failed_write_is_tried_again_before_anything_after(monkeypatch: 
     store = Recorder(fail_once=5)
     told = await fold_until(store, [pulled(1, 3), pulled(4, 2), pulled(6, 4)], 9)
     assert store.tried == [3, 5, 5, 9] and store.applied == [3, 5, 9] and told == [3, 5, 9]
+
+
+async def test_the_next_batch_is_staged_in_the_other_slot_while_the_last_is_committed() -> None:
+    store = Recorder(hold=3)
+    done = asyncio.Event()
+
+    async def written(seq: int) -> None:
+        if seq == 9:
+            done.set()
+
+    task = asyncio.create_task(folding.fold(Source([pulled(1, 3), pulled(4, 2), pulled(6, 4)]),
+                                            cast(Store, store), 0, written))
+    try:
+        assert await asyncio.to_thread(store.holding.wait, 10)
+        # The second batch is staged while the first one's commit is still held.
+        assert await asyncio.to_thread(store.staged_twice.wait, 10)
+        assert store.applied == []
+    finally:
+        store.release.set()
+    await asyncio.wait_for(done.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert store.applied == [3, 5, 9] and store.staged == [0, 1, 0]
 
 
 async def test_a_write_under_way_when_the_fold_stops_finishes_first() -> None:

@@ -40,7 +40,7 @@ def test_seat_and_panel_tables_keep_their_ddl() -> None:
 def test_the_fingerprint_is_the_one_existing_files_were_made_with() -> None:
     # A ledger file whose fingerprint differs is deleted and folded again from the stream at start: a change
     # here must be a deliberate change of the tables' shape.
-    assert schema.FINGERPRINT == "b03a85a442d6f5f9"
+    assert schema.FINGERPRINT == "b152f87667dd6c7e"
 
 
 def test_merge_statements_follow_each_rule() -> None:
