@@ -148,11 +148,10 @@ class RouteRelay:
             await frames.end(RelayOutcome(status="error", error=failed))
             raise
         finally:
-            beating.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beating
+            beating.cancel()  # not awaited: a cancelled beat publishes nothing, and the end need not wait
         relayed = relay_outcome(seat, routed)
         await frames.end(relayed)
+        await asyncio.sleep(0)  # the NATS client's flusher sends the end before the usage is built
         log.info("route_call_finished", status=relayed.status, seconds=relayed.seconds,
                  attempts=relayed.attempts, http_status=relayed.http_status, frames=frames.seq,
                  error=relayed.error[:200])
