@@ -319,7 +319,14 @@ def main() -> None:
     parser.add_argument("--callers", type=int, default=2)
     parser.add_argument("--soak-minutes", type=float, default=float(os.environ.get("BENCH_SOAK_MINUTES", 0)),
                         help="panels and route turns at c=32 for this long after the runs (memory growth)")
+    parser.add_argument("--only", choices=("all", "route"), default="all",
+                        help="route: only route mode's runs (c=1, c=32), --repeats times on one stack")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="with --only route: rounds, reported as medians")
     args = parser.parse_args()
+    if args.only == "route":
+        route_only(args)
+        return
 
     home = Path(tempfile.mkdtemp(prefix="bench-home-"))
     provider = FakeProvider(models={m: {"latency_ms": args.latency_ms} for m in MEMBERS + EXPLORERS}).start()
@@ -358,18 +365,8 @@ def main() -> None:
             anthropic32 = summary(
                 load(stack.url + "/v1/messages", ANTHROPIC_BODY, 32, args.seconds, marker=SECTION_MARKER)
             )
-            stream_body = json.dumps({**json.loads(direct_body), "stream": True})
             route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
-            route_ttfb = {}
-            for c in (1, 32):
-                # At 1, `samples` turns; at 32, the whole run: `samples` turns there would be little more
-                # than the burst of 32 conversations opening at once, not the agents' steady turns.
-                turns = args.samples if c == 1 else 10**9
-                settle(pids)
-                route_ttfb[f"c{c}"] = {
-                    "direct": summary(load(direct_url, stream_body, c, args.seconds, turns, "data:")),
-                    "route": cost.of(partial(load, panel_url, route_body, c, args.seconds, turns, "data:")),
-                }
+            route_ttfb = route_runs(direct_url, panel_url, args.samples, args.seconds, pids, cost)
             settle(pids)
             cpu0 = cpu_seconds(pids)
             with RssSampler(stack_pids) as rss128:
@@ -424,6 +421,69 @@ def main() -> None:
     path = out / f"panel-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}.json"
     path.write_text(json.dumps(report, indent=2))
     print(f"\nfull report: {path}")
+
+
+def route_runs(direct_url: str, panel_url: str, samples: int, seconds: float, pids: dict[str, int],
+               cost: Cost) -> dict[str, Any]:
+    """Route mode, streamed, at 1 and 32 concurrent conversations, each against the provider's own stream."""
+    asked = [{"role": "user", "content": "x"}]
+    stream_body = json.dumps({"model": MEMBERS[0], "stream": True, "messages": asked})
+    route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
+    out = {}
+    for c in (1, 32):
+        # At 1, `samples` turns; at 32, the whole run: `samples` turns there would be little more than the
+        # burst of 32 conversations opening at once, not the agents' steady turns.
+        turns = samples if c == 1 else 10**9
+        settle(pids)
+        out[f"c{c}"] = {
+            "direct": summary(load(direct_url, stream_body, c, seconds, turns, "data:")),
+            "route": cost.of(partial(load, panel_url, route_body, c, seconds, turns, "data:")),
+        }
+    return out
+
+
+def route_only(args: argparse.Namespace) -> None:
+    """`--only route`: route mode's runs `--repeats` times on one stack, each figure's median printed (a
+    shared machine moves single runs; CPU ms per turn by process is the steadiest figure)."""
+    home = Path(tempfile.mkdtemp(prefix="bench-home-"))
+    provider = FakeProvider(models={m: {"latency_ms": args.latency_ms} for m in MEMBERS + EXPLORERS}).start()
+    stack = Stack(home=home, port=free_port(), replicas={"caller": args.callers})
+    rounds = []
+    try:
+        stack.start()
+        configure(stack.url, provider.base_url)
+        stack_pids = {c.name: c.proc.pid for c in stack.children if c.proc}
+        stack_pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
+        pids = {**stack_pids, "fake-provider": provider.pid}
+        monitor = f"http://127.0.0.1:{stack.nats.monitor_port}" if stack.nats else None
+        panel_url = stack.url + "/v1/chat/completions"
+        load(panel_url, BODY, 4, 3.0)  # warm-up
+        speed_before = python_speed()
+        for _ in range(args.repeats):
+            rounds.append(route_runs(provider.base_url + "/chat/completions", panel_url, args.samples,
+                                     args.seconds, pids, Cost(stack_pids, monitor)))
+        speed_after = python_speed()
+    finally:
+        stack.stop()
+        provider.stop()
+    print(f"\nBenchwarmers route benchmark (provider latency {args.latency_ms} ms, {args.callers} callers, "
+          f"{os.cpu_count()} cores): medians of {len(rounds)} rounds")
+    for c in ("c1", "c32"):
+        def median(of: Callable[[dict[str, Any]], float], c: str = c) -> float:
+            return pct([of(r[c]) for r in rounds], 0.5)
+
+        first = median(lambda p: p["route"]["first_byte_p50_ms"] - p["direct"]["first_byte_p50_ms"])
+        total = median(lambda p: p["route"]["p50_ms"] - p["direct"]["p50_ms"])
+        cpu = median(lambda p: p["route"]["cpu_ms_per_request"])
+        msgs = median(lambda p: p["route"]["bus_msgs_per_request"])
+        errors = sum(r[c]["route"]["errors"] for r in rounds)
+        spent = [r[c]["route"]["cpu_ms_per_request_by_process"] for r in rounds]
+        by_process = {k: round(pct([each[k] for each in spent], 0.5), 2) for k in spent[0]}
+        print(f"  route mode, streamed, {c}: overhead p50 first byte {first:.1f} ms, total {total:.1f} ms; "
+              f"{cpu:.2f} CPU ms / {msgs:.1f} NATS msgs a turn; errors {errors}")
+        print("    CPU ms a turn by process: " + ", ".join(f"{k} {v}" for k, v in by_process.items()))
+    print(f"  machine speed: a fixed Python workload took {speed_before:.1f} ms before the runs and "
+          f"{speed_after:.1f} ms after (compare it between reports: a slower machine slows every figure)")
 
 
 def print_report(r: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ from services.caller.wire import MAX_REPLY_BYTES, UpstreamRequest
 from shared.commands import SeatCall
 
 Emit = Callable[[Chunk], Awaitable[None]]
+ReadAll = Callable[[], None]  # told when the member's reply has been read to its end
 STOPPED = "stopped: the gateway moved on from this member"
 
 
@@ -70,6 +71,7 @@ class Progress:
     emit: Emit
     started: float  # loop time at acceptance
     turn_end: float  # loop time of the turn's deadline
+    read_all: ReadAll | None = None
     timer: asyncio.Timeout | None = None
     relayed: bool = False  # a chunk went out: no retry any more
     anything: bool = False  # text, reasoning or a tool call went out: the window is over
@@ -93,13 +95,14 @@ class RouteCaller:
         self.upstream = upstream
 
     async def call(
-        self, seat: SeatCall, first_piece_s: float, emit: Emit, stop: Stop, accepted: float | None = None
+        self, seat: SeatCall, first_piece_s: float, emit: Emit, stop: Stop, accepted: float | None = None,
+        read_all: ReadAll | None = None,
     ) -> RouteReport:
         """The call until it ends, fails, falls silent past its window, or is stopped. `accepted` (loop time)
         is when the call was taken, if before now: its window and its first piece count from then."""
         loop = asyncio.get_running_loop()
         started = loop.time() if accepted is None else accepted
-        progress = Progress(emit, started, loop.time() + max(0.0, seat.deadline - time.time()))
+        progress = Progress(emit, started, loop.time() + max(0.0, seat.deadline - time.time()), read_all)
         tally, open_ticket = Tally(), OpenTicket()
         timed = self._timed(seat, first_piece_s, progress, tally, open_ticket)
         work = stop.work = asyncio.create_task(timed)
@@ -192,6 +195,8 @@ class RouteCaller:
             for chunk in translator.feed_line(line):
                 await progress.send(chunk)
             if parser.done:
+                if progress.read_all is not None:
+                    progress.read_all()
                 break
         return parser.finish()
 

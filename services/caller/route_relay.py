@@ -45,13 +45,16 @@ class Frames:
     """The numbered frames of one relay, in order on one connection (core NATS keeps a publisher's order).
 
     Chunks are held and sent together: everything parsed from one read of the member's reply leaves in one
-    frame, when the reading task next waits (a task scheduled by the first chunk held), or with the end."""
+    frame, when the reading task next waits (a task scheduled by the first chunk held), or with the end.
+    Once the reply is read to its end (`last_read`), what is held waits for the end frame: one frame, and
+    one pass through the gateway, fewer on the way to the client's last byte."""
 
     def __init__(self, bus: rpc.Bus, relay: str) -> None:
         self.nc, self.relay, self.seq = bus, relay, 0
         self.spoke = False  # a chunk with text, reasoning or a tool call went out
         self.held: list[Chunk] = []
         self._sending: asyncio.Task[None] | None = None  # kept: a task nobody holds may be collected
+        self.read_all = False
 
     async def _publish(self, frame: dict[str, Any]) -> None:
         frame["seq"] = self.seq  # numbered and queued in the client at once: no await comes between
@@ -67,8 +70,14 @@ class Frames:
             self.spoke = True
             await self.send_held()
             await asyncio.sleep(0)
-        elif len(self.held) == 1:
+        elif len(self.held) == 1 and not self.read_all:
             self._sending = asyncio.create_task(self._send_soon())
+
+    def last_read(self) -> None:
+        """The member's reply is read to its end: the chunks held go with the end frame."""
+        self.read_all = True
+        if self._sending is not None:
+            self._sending.cancel()  # not started yet, or it sent already: a send is never cut in two
 
     async def send_held(self) -> None:
         if self.held:
@@ -141,18 +150,18 @@ class RouteRelay:
         try:
             if self.config.behind(call.config_seq):  # the wait counts in the first-piece window
                 await self.config.reach(call.config_seq)
-            routed = await self.caller.call(seat, call.first_piece_s, frames.chunk, stop, accepted)
+            routed = await self.caller.call(seat, call.first_piece_s, frames.chunk, stop, accepted,
+                                            frames.last_read)
         except Exception as exc:  # the bus under pacing failed: the gateway must still hear an end
             beating.cancel()
             failed = f"the caller failed ({type(exc).__name__})"
             await frames.end(RelayOutcome(status="error", error=failed))
             raise
         finally:
-            beating.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beating
+            beating.cancel()  # not awaited: a cancelled beat publishes nothing, and the end need not wait
         relayed = relay_outcome(seat, routed)
         await frames.end(relayed)
+        await asyncio.sleep(0)  # the NATS client's flusher sends the end before the usage is built
         log.info("route_call_finished", status=relayed.status, seconds=relayed.seconds,
                  attempts=relayed.attempts, http_status=relayed.http_status, frames=frames.seq,
                  error=relayed.error[:200])

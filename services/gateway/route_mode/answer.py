@@ -113,16 +113,18 @@ async def stream_turn(
                 wrote, head = loop.time(), b""
                 continue
         if isinstance(update, Pieces):
-            # Pieces already queued behind this one go out in the same write: one send, not one a chunk.
+            # Pieces already queued behind this one go out in the same write: one send, not one a chunk;
+            # the end too, when it is queued already (the last pieces and the end came in one frame).
             parts: list[bytes] = []
             while isinstance(update, Pieces):
                 parts += [encoder.chunk(chunk) for chunk in update.chunks]
                 update = run.take_nowait()
-            out = head + b"".join(parts)
-            if out:
-                yield out
-                wrote, head = loop.time(), b""
-            continue
+            head += b"".join(parts)
+            if update is None:
+                if head:
+                    yield head
+                    wrote, head = loop.time(), b""
+                continue
         if isinstance(update, Done):
             yield head + encoder.finish(update.summary, update.bench)
         else:

@@ -10,12 +10,15 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.gateway.panel.flatten import estimate_text, flatten
+from services.gateway.panel.flatten import Flat, estimate_text, flatten
 from shared.commands import TurnNeeds
 
 
-def request_estimate(messages: Sequence[dict[str, Any]], route_fields: Mapping[str, Any]) -> int:
-    flat = flatten(list(messages))
+def request_estimate(
+    messages: Sequence[dict[str, Any]], route_fields: Mapping[str, Any], flat: Flat | None = None
+) -> int:
+    """`flat`: the messages already flattened (an agent's history is long: flattened once a turn)."""
+    flat = flat or flatten(list(messages))
     text = f"{flat.system}\n\n{flat.prompt}" if flat.system else flat.prompt
     calls = [call for m in messages for call in (m.get("tool_calls") or [])]
     tools = route_fields.get("tools") or []
@@ -28,5 +31,6 @@ def turn_needs(messages: Sequence[dict[str, Any]], route_fields: Mapping[str, An
     """Tools when it offers any or carries tool calls or results; its images; its estimate."""
     has_tools = bool(route_fields.get("tools")) or any(
         m.get("role") == "tool" or m.get("tool_calls") for m in messages)
-    return TurnNeeds(tools=has_tools, images=flatten(list(messages)).images,
-                     estimate=request_estimate(messages, route_fields))
+    flat = flatten(list(messages))
+    estimate = request_estimate(messages, route_fields, flat)
+    return TurnNeeds(tools=has_tools, images=flat.images, estimate=estimate)

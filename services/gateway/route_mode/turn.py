@@ -103,6 +103,7 @@ class RouteTurnRun:
         skipped = self.prepared.seating.skipped
         bench = route_bench(foreseen, alias, foreseen.turns, self.failover.failed_over, skipped)
         self.updates.put(Done(summary, bench, alias))
+        await asyncio.sleep(0)  # the request writes the end now, before the record's encoding and the write
         before, after = await store.close_turn(key, opened, apply, foreseen)
         status = turn_status(summary, "")
         metrics.ROUTE_TURN_SECONDS.labels(status).observe(seconds)
@@ -118,6 +119,7 @@ class RouteTurnRun:
         failure: TurnFailure = (self.failover.part_way(ending.error, ending.status) if live
                                 else self.failover.failure())
         self.updates.put(Failed(failure.status, failure.message))
+        await asyncio.sleep(0)  # the request answers now, before the record's encoding and the write
         metrics.ROUTE_TURN_SECONDS.labels("error").observe(seconds)
         alias = self.failover.current.alias if live and self.failover.current else ""
         log.info("route_turn_failed", alias=alias, status=failure.status, error=failure.message[:300])

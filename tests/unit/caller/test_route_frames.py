@@ -62,3 +62,16 @@ async def test_chunks_without_a_piece_wait_for_the_read_to_end_too() -> None:
     assert kinds(sent(nc)) == [(0, "chunks", [""])]
     await frames.end(RelayOutcome(status="error", error="HTTP 500"))
     assert kinds(sent(nc))[1:] == [(1, "fail", [])]
+
+
+async def test_once_the_reply_is_read_to_its_end_what_is_held_goes_with_the_end() -> None:
+    nc = FakeBus()
+    frames = Frames(nc, RELAY)
+    await frames.chunk(chunk("Hi"))
+    await frames.chunk(chunk(" you"))  # a send is scheduled for the next wait
+    frames.last_read()
+    await frames.chunk(chunk("!"))
+    await asyncio.sleep(0)  # the reading task tears the request down: the scheduled send does not go
+    assert kinds(sent(nc)) == [(0, "chunks", ["Hi"])]
+    await frames.end(RelayOutcome(status="ok"))
+    assert kinds(sent(nc)) == [(0, "chunks", ["Hi"]), (1, "end", [" you", "!"])]
