@@ -42,11 +42,11 @@ class Table:
     merge: Merge
     derived: str | None = None  # a SELECT of this table's rows from other tables' stages, in column order
     columns: dict[str, str] = field(init=False)  # column → DuckDB type, in the row type's order
-    staged: dict[str, str] = field(init=False)  # column → the type a batch appends it as (see `columns`)
+    stage_columns: dict[str, str] = field(init=False)  # column → the type a batch is appended as
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "columns", columns_of(self.row))
-        object.__setattr__(self, "staged", staged_columns_of(self.row))
+        object.__setattr__(self, "stage_columns", staged_columns_of(self.row))
         if missing := [k for k in self.key if k not in self.columns]:
             raise ValueError(f"{self.name}: key {missing} is not a column of {self.row.__name__}")
         if self.merge == "latest" and "seq" not in self.columns:
@@ -60,15 +60,15 @@ class Table:
         return f"stage_{self.name}"
 
     def stage_sql(self) -> str:
-        cols = ", ".join(f'"{name}" {kind}' for name, kind in self.staged.items())
+        cols = ", ".join(f'"{name}" {kind}' for name, kind in self.stage_columns.items())
         return f"CREATE TEMP TABLE {self.stage} ({cols})"
 
     def _staged_rows(self) -> str:
         """The stage's rows with the table's column types."""
-        if self.staged == self.columns:
+        if self.stage_columns == self.columns:
             return self.stage
         cols = ", ".join(
-            f'"{name}"' if self.staged[name] == kind else f'"{name}"::{kind} AS "{name}"'
+            f'"{name}"' if self.stage_columns[name] == kind else f'"{name}"::{kind} AS "{name}"'
             for name, kind in self.columns.items()
         )
         return f"(SELECT {cols} FROM {self.stage})"

@@ -68,7 +68,7 @@ PACING_CLOCK_MARGIN_S = 30.0
 # Two sets of stage tables, so the next batch is staged (Python, holding the interpreter lock) while the
 # last one is merged and committed (DuckDB's own work, which releases it): `services/ledger/folding.py`.
 SLOTS = 2
-STAGED = tuple(t for t in (*schema.TABLES, *schema.STAGES) if t.derived is None)
+STAGE_TABLES = tuple(t for t in (*schema.TABLES, *schema.STAGES) if t.derived is None)
 
 
 class Slot:
@@ -78,7 +78,7 @@ class Slot:
         self.cur = cur
         self.lock = threading.Lock()  # a cursor is used by one thread at a time
         self.dirty = False
-        for table in STAGED:
+        for table in STAGE_TABLES:
             cur.execute(table.stage_sql())
 
 
@@ -209,11 +209,11 @@ class Store:
         held = self._slots[slot]
         with held.lock:
             if held.dirty:  # a batch staged and never committed (its fold was stopped): not this one's rows
-                for table in STAGED:
+                for table in STAGE_TABLES:
                     held.cur.execute(f"DELETE FROM {table.stage}")
             held.dirty = True
             filled = []
-            for table in STAGED:
+            for table in STAGE_TABLES:
                 batch = table.rows_of(rows)
                 if batch:
                     appender = held.cur.appender(table.stage)

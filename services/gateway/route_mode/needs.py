@@ -18,7 +18,8 @@ def request_estimate(
     messages: Sequence[dict[str, Any]], route_fields: Mapping[str, Any], flat: Flat | None = None
 ) -> int:
     """`flat`: the messages already flattened (an agent's history is long: flattened once a turn)."""
-    flat = flat or flatten(list(messages))
+    if flat is None:
+        flat = flatten(list(messages))
     text = f"{flat.system}\n\n{flat.prompt}" if flat.system else flat.prompt
     calls = [call for m in messages for call in (m.get("tool_calls") or [])]
     tools = route_fields.get("tools") or []
