@@ -1,5 +1,5 @@
 # One image for every Benchwarmers service; the command picks the service:
-#   python -m services.gateway | services.seater | services.caller | services.ledger | services.prober
+#   python -m services gateway console | python -m services.gateway | services.seater | services.caller | services.ledger | services.prober
 # Runtime dependencies only (requirements-runtime.lock: pyproject's dependencies, pinned as in
 # requirements.lock): no test runner, linter or provider SDK from the `dev` extra.
 FROM python:3.11-slim
@@ -32,4 +32,4 @@ EXPOSE 8122 9090
 # Alive, whichever service this container runs: its ops port answers /healthz.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request as u; u.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('BENCH_OPS_PORT', '9090'), timeout=2)"]
-CMD ["python", "-m", "services.gateway"]
+CMD ["python", "-m", "services", "gateway", "console"]

@@ -31,7 +31,10 @@ def process_names(pid: int) -> dict[str, int]:
     counts: dict[str, int] = {}
     for child in psutil.Process(pid).children(recursive=True):
         cmd = child.cmdline()
-        service = cmd[2].removeprefix("services.") if cmd[1:2] == ["-m"] else Path(cmd[0]).name
+        if cmd[1:3] == ["-m", "services"]:  # the composition root: named by its first service
+            service = cmd[3]
+        else:
+            service = cmd[2].removeprefix("services.") if cmd[1:2] == ["-m"] else Path(cmd[0]).name
         names[f"{service}-{counts.get(service, 0)}"] = child.pid
         counts[service] = counts.get(service, 0) + 1
     return names

@@ -14,7 +14,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
@@ -51,7 +50,7 @@ class Child:
 
     def start(self) -> None:
         """Spawn the service; it dies with the calling thread, so start it from the supervisor's main one."""
-        self.proc = processes.spawn([sys.executable, "-m", f"services.{self.service}"], self.log_path,
+        self.proc = processes.spawn(processes.service_command(self.service), self.log_path,
                                     env=self.env, die_with_parent=True)
         self.backoff.started(time.monotonic())
 

@@ -42,6 +42,14 @@ def die_with_us() -> Callable[[], None] | None:
     return preexec
 
 
+def service_command(service: str) -> list[str]:
+    """How the stack starts a service: the gateway through the composition root with the console beside it
+    (one process, one port), every other service alone."""
+    if service == "gateway":
+        return [sys.executable, "-m", "services", "gateway", "console"]
+    return [sys.executable, "-m", f"services.{service}"]
+
+
 def spawn(cmd: Sequence[str], log_path: Path | None = None, env: Mapping[str, str] | None = None,
           cwd: Path | None = None, die_with_parent: bool = False) -> subprocess.Popen[bytes]:
     """Start `cmd` in its own session; stdout and stderr are appended to `log_path` (or discarded).

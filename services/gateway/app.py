@@ -1,9 +1,10 @@
 """The gateway's FastAPI app: the bus connection and config fold in the lifespan, the routes of every
-format, `/bench/*`, `/v1/models`, the admin API and `/health`."""
+format, `/bench/*`, `/v1/models`, MCP and `/health`, and the surfaces the composition root adds beside them
+(`shared/surface.py`: the console's admin API and dashboard)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -13,7 +14,6 @@ from starlette.routing import Route
 
 from services.gateway.context import GatewayContext
 from services.gateway.contract.document import completed
-from services.gateway.dashboard.routes import router as dashboard_router
 from services.gateway.deliver import PanelReplies
 from services.gateway.formats import FORMATS
 from services.gateway.formats.ollama import created_at
@@ -22,12 +22,12 @@ from services.gateway.guard import Guard
 from services.gateway.http import AccessLog
 from services.gateway.mcp.mount import LazyMcp
 from services.gateway.methods import MethodTable
+from services.gateway.panel.asker import GatewayPanels
 from services.gateway.panel.runner import PanelRunner
 from services.gateway.reply_mode import ReplyMode
 from services.gateway.route_mode.answer import RouteReplies
 from services.gateway.route_mode.desk import RouteDesk
-from services.gateway.routes import admin, bench
-from services.gateway.routes.admin_api import ADMIN_ROUTERS
+from services.gateway.routes import bench, health
 from services.gateway.routes.extras import extra_endpoint
 from services.gateway.routes.fallback import CATCH_ALL, Fallback, shown_path
 from services.gateway.routes.generate import generation_endpoint
@@ -38,11 +38,14 @@ from shared.config_writer import ConfigWriter
 from shared.ops import Readiness
 from shared.runtime import report_mismatches, start_ops, watch_bus
 from shared.settings import GatewaySettings, instance_name
+from shared.surface import Surface
 
 log = structlog.get_logger("gateway")
 
 
-def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None = None) -> FastAPI:
+def create_app(
+    settings: GatewaySettings, login: BusLogin, instance: str | None = None, surfaces: Sequence[Surface] = ()
+) -> FastAPI:
     name = instance or instance_name("gateway")
     mcp = LazyMcp()
 
@@ -66,6 +69,8 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
             writer=ConfigWriter(js, projection, config), started_at=created_at(),
         )
         app.state.ctx = ctx
+        for surface in surfaces:
+            await surface.start(app.state, ctx, GatewayPanels(ctx))
         log.info("gateway_ready", instance=name, port=settings.port, config_seq=config.seq)
         try:
             async with mcp.running():
@@ -73,9 +78,8 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
         finally:
             for mode in set(ctx.modes.values()):
                 await mode.close()
-            live = getattr(app.state, "live", None)
-            if live is not None:
-                await live.close()
+            for surface in surfaces:
+                await surface.stop(app.state)
             await projection.stop()
             await nc.drain()
             if ops is not None:
@@ -103,14 +107,14 @@ def create_app(settings: GatewaySettings, login: BusLogin, instance: str | None 
     app.add_api_route("/bench/record", bench.record, methods=["GET"])
     for path in ("/mcp", "/v1/mcp"):
         app.router.routes.append(Route(path, mcp))  # every method: POST is MCP, the others told so (H-G13)
-    for router in ADMIN_ROUTERS:
+    app.add_api_route("/health", health.health, methods=["GET"])
+    added = [router for surface in surfaces for router in surface.routers()]
+    for router in added:
         app.include_router(router)
-    app.add_api_route("/health", admin.health, methods=["GET"])
-    app.include_router(dashboard_router)  # the pages (H-D4): HTML over the admin API, not in its document
 
     get_routes, post_routes = gateway_routes(app)
-    admin_routes = [route for router in ADMIN_ROUTERS for route in router.routes]  # included without prefix
-    table = MethodTable.of([*app.routes, *admin_routes], skip=CATCH_ALL)
+    included = [route for router in added for route in router.routes]  # included without prefix
+    table = MethodTable.of([*app.routes, *included], skip=CATCH_ALL)
     app.state.methods = table  # the guard's preflight answers with the path's own methods
     fallback = Fallback(table, tuple(get_routes), tuple(post_routes))
     app.router.routes.append(Route(CATCH_ALL, fallback, include_in_schema=False))  # any method, known or not

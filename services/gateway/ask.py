@@ -1,4 +1,4 @@
-"""The canonical request every API format translates into, and the refusal every step may raise.
+"""The canonical request every API format translates into.
 
 A format's only job on the way in is to turn its body into an `Ask`: OpenAI chat messages (the bus's
 `Msg` shape), the flattened system and prompt text (P-10), and the fields every format shares (`with`,
@@ -19,15 +19,6 @@ from services.gateway.panel.flatten import estimate_tokens, flatten
 
 ReplyMode = Literal["all", "merged", "route"]
 REPLY_MODES: tuple[ReplyMode, ...] = ("all", "merged", "route")
-
-
-class Refusal(Exception):
-    """A request the gateway will not serve, with the HTTP status and the message the client reads."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ from services.gateway.panel.present import PRESENTERS, Presenter
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.resolve import Resolved
 from services.gateway.panel.runner import PanelRun, PanelRunner
-from services.gateway.streaming import LeanStreamingResponse
 from services.gateway.updates import Updates
 from shared.settings import GatewaySettings
+from shared.streaming import LeanStreamingResponse
 
 
 class PanelReplies:

@@ -18,14 +18,16 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.gateway import access
-from services.gateway.access import Caller, RouteKind
+from services.gateway.access import RouteKind
 from services.gateway.allow import Allowed, cors_headers, preflight_headers
 from services.gateway.errors_by_path import error_body
 from services.gateway.http import ADMIN_BODY_LIMIT, GATEWAY_BODY_LIMIT, IMAGE_ADVICE
-from services.gateway.keys.admit import RETRY_AFTER, key_book
+from services.gateway.keys.admit import RETRY_AFTER
 from services.gateway.methods import MethodTable, allow_header
+from shared.access import KEY_RE, LOCAL, Caller, admin_caller, cookie_from, keys_required
 from shared.config_rules.keys import key_hash
 from shared.config_writer import config_caught_up
+from shared.key_book import key_book
 from shared.settings import GatewaySettings
 from shared.version import version_line
 
@@ -45,7 +47,7 @@ class Guard:
         self.app = app
         self.allowed = Allowed.from_settings(settings)
         self.token = settings.admin_token.get_secret_value() if settings.admin_token else None
-        self.required = access.keys_required(self.token, settings.require_keys)
+        self.required = keys_required(self.token, settings.require_keys)
         self.secure_cookie = settings.public_url.lower().startswith("https://")
         self.version = version_line()  # H-0: `<version> <date>`
 
@@ -115,17 +117,17 @@ class Guard:
 
     async def identify(self, scope: Scope, headers: Headers, kind: RouteKind) -> Caller:
         if kind == "open":
-            return access.LOCAL
+            return LOCAL
         if kind == "admin":
-            cookie = access.cookie_from(headers.get("cookie"))
-            caller = access.admin_caller(headers.get("authorization"), cookie, self.token, time.time())
+            cookie = cookie_from(headers.get("cookie"))
+            caller = admin_caller(headers.get("authorization"), cookie, self.token, time.time())
             if caller is not None:
                 return caller
             if is_page(scope):
                 raise Reject(303, "sign in first", {"Location": "/login"})
             raise Reject(401, SIGN_IN)
         if not self.required:
-            return access.LOCAL
+            return LOCAL
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         query_key = query["key"][0] if "key" in query else None
         credential = access.first_credential(headers, query_key, access.is_gemini_path(scope["path"]))
@@ -145,7 +147,7 @@ class Guard:
         ctx = scope["app"].state.ctx
         digest = key_hash(credential.value)
         name = ctx.config.key_hashes.get(digest)
-        if name is None and access.KEY_RE.match(credential.value):
+        if name is None and KEY_RE.match(credential.value):
             await config_caught_up(ctx.js, ctx.projection)
             name = ctx.config.key_hashes.get(digest)
         key = ctx.config.gateway_keys.get(name) if name else None

@@ -10,10 +10,10 @@ import structlog
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.gateway.ask import Refusal
 from services.gateway.errors_by_path import format_of
 from services.gateway.gateway_paths import is_gateway_path
 from shared import metrics
+from shared.refusal import Refusal
 
 GATEWAY_BODY_LIMIT = 20_000_000
 ADMIN_BODY_LIMIT = 1_000_000

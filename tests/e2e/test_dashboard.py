@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from cli.stack import Stack
-from services.gateway.dashboard.pages import PAGES
-from services.gateway.dashboard.plots import number
+from services.console.dashboard.pages import PAGES
+from services.console.dashboard.plots import number
 from shared.natsserver import free_port
 from tests.e2e.conftest import CATALOG_PATHS, running
 from tests.fakes.feeds import FeedServer, Reply

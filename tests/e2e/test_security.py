@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from cli.stack import Child, Stack
-from shared import subjects
+from shared import processes, subjects
 from shared.natsserver import free_port
 from tests.e2e.conftest import admin_bus, everything_on_the_bus, running, wait_until
 from tests.fakes.provider import FakeProvider
@@ -88,14 +88,16 @@ def secured(tmp_path_factory: pytest.TempPathFactory, provider: FakeProvider) ->
 # ---------------------------------------------------------------- SEC-1
 
 
+@pytest.mark.parametrize("alone", [True, False], ids=["gateway", "gateway+console"])
 @pytest.mark.parametrize("token", [None, "fifteen-chars!!"])
-def test_a58_no_listening_beyond_loopback_without_a_16_char_token(token: str | None) -> None:
+def test_a58_no_listening_beyond_loopback_without_a_16_char_token(token: str | None, alone: bool) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHWARMERS_")}
     env.update({"BENCH_BIND": "0.0.0.0", "BENCH_PORT": str(free_port()), "NATS_URL": "nats://127.0.0.1:1"})
     if token:
         env["BENCHWARMERS_ADMIN_TOKEN"] = token
     done = subprocess.run(
-        [sys.executable, "-m", "services.gateway"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "services.gateway"] if alone else processes.service_command("gateway"),
+        env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode != 0
     assert "BENCHWARMERS_ADMIN_TOKEN" in done.stderr

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Self
 
@@ -49,7 +48,7 @@ class ServiceProcess:
 
     def start(self, timeout: float = 30.0, ready_line: str = "service_ready") -> Self:
         """Started and ready: its log says `ready_line` (the gateway's says `gateway_ready`)."""
-        self.proc = processes.spawn([sys.executable, "-m", f"services.{self.service}"], self.log_path,
+        self.proc = processes.spawn(processes.service_command(self.service), self.log_path,
                                     env=self.env, cwd=ROOT)
         if not processes.wait_ready(self.proc, lambda: ready_line in self.log(), timeout):
             self.kill()

@@ -7,11 +7,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from services.gateway.access import SESSION_COOKIE, is_gemini_path, route_kind
+from services.gateway.access import is_gemini_path, route_kind
 from services.gateway.contract.bodies import BODIES, GEMINI_CALLS
 from services.gateway.contract.replies import ERROR_OF_FORMAT, ERRORS, OK
 from services.gateway.contract.shapes import Schema
 from services.gateway.errors_by_path import format_of
+from shared.access import SESSION_COOKIE
 
 SCHEMES: dict[str, Schema] = {
     "AdminToken": {

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.canonical import (
     Message,
     Part,
@@ -24,6 +23,7 @@ from services.gateway.formats.canonical import (
     tool_message,
 )
 from services.gateway.formats.common import object_list
+from shared.refusal import Refusal
 
 ROLES = ("user", "assistant")
 REASONING = ("thinking", "redacted_thinking")  # earlier reasoning is ignored everywhere

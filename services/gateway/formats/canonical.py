@@ -11,8 +11,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from services.gateway.ask import Ask, Refusal, make_ask
+from services.gateway.ask import Ask, make_ask
 from services.gateway.formats.common import bench_fields, check_image_url, model_field
+from shared.refusal import Refusal
 
 Message = dict[str, Any]
 Part = dict[str, Any]

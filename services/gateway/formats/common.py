@@ -7,7 +7,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from services.gateway.ask import REPLY_MODES, Refusal, ReplyMode
+from services.gateway.ask import REPLY_MODES, ReplyMode
+from shared.refusal import Refusal
 
 IMAGE_URL_RE = re.compile(r"^(https?://[^/?#\s]+|data:image/[A-Za-z0-9.+-]+;base64,)", re.IGNORECASE)
 

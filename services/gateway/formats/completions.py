@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from services.gateway.ask import Ask, Refusal, make_ask
+from services.gateway.ask import Ask, make_ask
 from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
 from services.gateway.formats.canonical import copy_fields, stream_flag
 from services.gateway.formats.common import bench_fields, model_field, sse
@@ -19,6 +19,7 @@ from services.gateway.formats.openai_chat import error_body
 from services.gateway.formats.route_encoder import RouteContext, RouteEncoder
 from services.gateway.panel.flatten import estimate_text
 from services.gateway.route_mode.assemble import Chunk, TurnSummary, delta_of, text_of
+from shared.refusal import Refusal
 
 SAMPLING = {"max_tokens": "max_tokens", "temperature": "temperature", "top_p": "top_p", "stop": "stop"}
 ONE_PROMPT = (

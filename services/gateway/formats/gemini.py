@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from services.gateway.ask import Ask, Refusal, make_ask
+from services.gateway.ask import Ask, make_ask
 from services.gateway.formats.base import Answer, ExtraRoute, Format, Lookup, Reply, StreamEncoder
 from services.gateway.formats.common import bench_fields, sse
 from services.gateway.formats.gemini_listing import model_body, models_body
@@ -24,6 +24,7 @@ from services.gateway.formats.route_encoder import RouteContext, RouteEncoder
 from services.gateway.formats.token_count import gemini_count
 from services.gateway.panel.flatten import estimate_text
 from services.gateway.route_mode.assemble import Chunk, TurnSummary, delta_of, text_of
+from shared.refusal import Refusal
 
 TARGET = "target"  # the routes' path parameter: everything after `/models/`
 MODEL_ID = "model_id"  # the model route's path parameter (GET)

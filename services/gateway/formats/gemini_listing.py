@@ -7,7 +7,7 @@ import json
 from typing import Any
 from urllib.parse import unquote
 
-from services.gateway.ask import Refusal
+from shared.refusal import Refusal
 
 METHODS = ["generateContent", "streamGenerateContent", "countTokens"]
 

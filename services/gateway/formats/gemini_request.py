@@ -11,7 +11,6 @@ import json
 import re
 from typing import Any
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.canonical import (
     CallNumbers,
     Message,
@@ -25,6 +24,7 @@ from services.gateway.formats.canonical import (
     tool_message,
 )
 from services.gateway.formats.common import object_list
+from shared.refusal import Refusal
 
 ROLES = {"user": "user", "model": "assistant", "function": "user"}
 HOSTED_PARTS = ("executableCode", "codeExecutionResult")

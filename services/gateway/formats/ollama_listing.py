@@ -11,8 +11,8 @@ import hashlib
 import json
 from typing import Any
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.ollama_request import model_name
+from shared.refusal import Refusal
 
 VERSION = {"version": "0.12.0"}
 DETAILS = {

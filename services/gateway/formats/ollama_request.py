@@ -13,7 +13,6 @@ import json
 import re
 from typing import Any
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.canonical import (
     CallNumbers,
     Message,
@@ -27,6 +26,7 @@ from services.gateway.formats.canonical import (
     tool_message,
 )
 from services.gateway.formats.common import object_list
+from shared.refusal import Refusal
 
 ROLES = ("system", "user", "assistant", "tool")
 OPTIONS = {"num_predict": "max_tokens", "temperature": "temperature", "top_p": "top_p", "stop": "stop"}

@@ -14,11 +14,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from services.gateway.ask import Ask, Refusal, make_ask
+from services.gateway.ask import Ask, make_ask
 from services.gateway.formats.base import Answer, Format, Reply, StreamEncoder
 from services.gateway.formats.common import bench_fields, check_image_url, model_field, object_list, sse
 from services.gateway.formats.route_encoder import RouteContext, RouteEncoder
 from services.gateway.route_mode.assemble import Chunk, TurnSummary
+from shared.refusal import Refusal
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 FOREIGN_IMAGE_PARTS = ("image", "input_image")

@@ -14,7 +14,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.canonical import (
     Message,
     Part,
@@ -28,6 +27,7 @@ from services.gateway.formats.canonical import (
 )
 from services.gateway.formats.common import object_list
 from services.gateway.formats.responses_tools import ToolOffer, flat_name, tool_choice
+from shared.refusal import Refusal
 
 ROLES = ("user", "assistant", "system", "developer")
 TEXT_PARTS = ("input_text", "output_text", "text")

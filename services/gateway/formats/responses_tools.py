@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.canonical import function_tool
+from shared.refusal import Refusal
 
 CUSTOM_PARAMETERS = {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}
 SEPARATOR = "__"

@@ -5,29 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from starlette.datastructures import State
 from starlette.requests import HTTPConnection
 
-from services.gateway.access import LOCAL, Caller
-from services.gateway.ask import Refusal
-from services.gateway.keys.book import KeyBook
 from services.gateway.panel.resolve import Resolved, split_model
+from shared.access import Caller, caller_of
+from shared.key_book import key_book
+from shared.refusal import Refusal
 
 RETRY_AFTER = "retry_after"
-
-
-def caller_of(conn: HTTPConnection) -> Caller:
-    """The identity the guard gave this request (`local` when none was needed)."""
-    found = conn.scope.get("state", {}).get("caller")
-    return found if isinstance(found, Caller) else LOCAL
-
-
-async def key_book(state: State, js: Any) -> KeyBook:
-    book = getattr(state, "key_book", None)
-    if book is None:
-        book = await KeyBook.open(js)
-        state.key_book = book
-    return book
 
 
 def scope_refusal(caller: Caller, collection: str) -> Refusal | None:

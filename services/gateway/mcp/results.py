@@ -9,9 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from services.gateway.ask import Ask, Refusal, ReplyMode, make_ask
+from services.gateway.ask import Ask, ReplyMode, make_ask
 from services.gateway.panel.resolve import collection_list
 from shared.events import SeatCompleted, SeatPlan
+from shared.refusal import Refusal
 
 ERROR_TAIL = 300
 MCP_FORMAT = "mcp"

@@ -13,10 +13,8 @@ from typing import Any
 import structlog
 from starlette.requests import Request
 
-from services.gateway.ask import Refusal
 from services.gateway.context import GatewayContext
-from services.gateway.keys.admit import admit, caller_of, visible
-from services.gateway.ledger_api import verdict_request
+from services.gateway.keys.admit import admit, visible
 from services.gateway.listing import model_rows
 from services.gateway.mcp.memory import ReminderMemory
 from services.gateway.mcp.reminders import latest, pending_args, reminder_output
@@ -37,8 +35,11 @@ from services.gateway.panel.present import PRESENTERS
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.runner import PanelRun
 from shared import subjects
+from shared.access import caller_of
 from shared.commands import PendingReply, PendingRequest, VerdictReply
 from shared.events import SeatCompleted, SeatPlan
+from shared.ledger_api import verdict_request
+from shared.refusal import Refusal
 from shared.transcripts import transcript_calls
 
 log = structlog.get_logger("gateway.mcp")

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from services.gateway.ask import REPLY_MODES, Ask, Refusal, ReplyMode
+from services.gateway.ask import REPLY_MODES, Ask, ReplyMode
 from shared.events import CollectionSaved
+from shared.refusal import Refusal
 
 PREFIX = "bench/"
 

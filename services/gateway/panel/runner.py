@@ -25,8 +25,7 @@ from nats.aio.msg import Msg as NatsMsg
 from nats.js.api import PubAck
 from nats.js.errors import NotFoundError
 
-from services.gateway import bus_calls
-from services.gateway.ask import Ask, Refusal
+from services.gateway.ask import Ask
 from services.gateway.panel.calls import (
     Question,
     merger_question,
@@ -41,10 +40,11 @@ from services.gateway.panel.merge import Merge, choose_merger, merged
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.resolve import Resolved
 from services.gateway.updates import Updates
-from shared import bus, metrics, subjects
+from shared import bus, bus_calls, metrics, subjects
 from shared.commands import PICK_GRACE_S, PICK_TIMEOUT_S, Plan, PlanRequest, picker_text
 from shared.config_state import ConfigState
 from shared.events import SeatCompleted, SeatPlan, decode_event
+from shared.refusal import Refusal
 from shared.settings import GatewaySettings
 from shared.waiting import next_within
 

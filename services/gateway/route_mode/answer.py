@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 import structlog
 from starlette.responses import JSONResponse, Response
 
-from services.gateway.ask import Ask, Refusal
+from services.gateway.ask import Ask
 from services.gateway.deliver import error_response
 from services.gateway.formats.base import Format
 from services.gateway.formats.route_encoder import RouteContext, RouteEncoder
@@ -25,8 +25,9 @@ from services.gateway.route_mode.conversation import canonical_collection
 from services.gateway.route_mode.desk import RouteDesk
 from services.gateway.route_mode.needs import request_estimate
 from services.gateway.route_mode.prepared import Done, Failed, Pieces, TurnRun, TurnUpdate
-from services.gateway.streaming import LeanStreamingResponse
+from shared.refusal import Refusal
 from shared.settings import GatewaySettings
+from shared.streaming import LeanStreamingResponse
 
 
 class RouteReplies:

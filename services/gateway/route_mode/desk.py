@@ -22,7 +22,6 @@ from functools import partial
 import structlog
 from nats.aio.client import Client as NATS
 
-from services.gateway import bus_calls
 from services.gateway.ask import Ask
 from services.gateway.panel.resolve import Resolved
 from services.gateway.route_mode.conversation import Conversation, conversation_key, live, new_conversation
@@ -32,7 +31,7 @@ from services.gateway.route_mode.relay import RelayHub
 from services.gateway.route_mode.seatings import SeatingCache
 from services.gateway.route_mode.store import ConversationStore
 from services.gateway.route_mode.turn import RouteTurnRun
-from shared import bus, rpc, subjects
+from shared import bus, bus_calls, rpc, subjects
 from shared.commands import RouteRequest, RouteSeating
 from shared.config_state import ConfigState
 from shared.ids import candidate_id, utcnow

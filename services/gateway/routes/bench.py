@@ -7,16 +7,17 @@ import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from services.gateway.ask import Refusal
 from services.gateway.context import GatewayContext
 from services.gateway.deliver import error_response
 from services.gateway.formats import OPENAI_CHAT
 from services.gateway.http import GATEWAY_BODY_LIMIT, read_json_body
-from services.gateway.keys.admit import caller_of, visible
-from services.gateway.ledger_api import pending_request, record_request, verdict_request
+from services.gateway.keys.admit import visible
 from services.gateway.listing import model_rows
 from shared import subjects
+from shared.access import caller_of
 from shared.commands import PendingReply, RecordReply, VerdictReply
+from shared.ledger_api import pending_request, record_request, verdict_request
+from shared.refusal import Refusal
 
 
 async def list_models(request: Request) -> Response:

@@ -8,13 +8,13 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from services.gateway.ask import Refusal
 from services.gateway.context import GatewayContext
 from services.gateway.deliver import error_response
 from services.gateway.formats.base import ExtraRoute, Format, Lookup
 from services.gateway.http import GATEWAY_BODY_LIMIT, IMAGE_ADVICE, read_json_body
 from services.gateway.keys.admit import visible
 from services.gateway.listing import model_rows
+from shared.refusal import Refusal
 
 
 def extra_endpoint(fmt: Format, route: ExtraRoute) -> Callable[[Request], Awaitable[Response]]:

@@ -13,13 +13,14 @@ from dataclasses import replace
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from services.gateway.ask import Refusal
 from services.gateway.context import GatewayContext
 from services.gateway.deliver import error_response
 from services.gateway.formats.base import Format
 from services.gateway.http import GATEWAY_BODY_LIMIT, IMAGE_ADVICE, read_json_body
-from services.gateway.keys.admit import admit, caller_of
+from services.gateway.keys.admit import admit
 from services.gateway.panel.resolve import refuse_agentic
+from shared.access import caller_of
+from shared.refusal import Refusal
 
 
 def generation_endpoint(fmt: Format) -> Callable[[Request], Awaitable[Response]]:

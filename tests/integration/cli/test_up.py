@@ -74,8 +74,16 @@ def descendants(pid: int) -> dict[int, str]:
     return found
 
 
+def service_of(cmd: str) -> str | None:
+    """The service a command line runs: `-m services.<name>`, or the composition root named by its first."""
+    words = cmd.split()
+    if "services" in words[1:-1]:
+        return words[words.index("services") + 1]
+    return next((s for s in SERVICES if f"services.{s}" in words), None)
+
+
 def services_of(pids: dict[int, str]) -> list[str]:
-    return sorted(s for cmd in pids.values() for s in SERVICES if f"services.{s}" in cmd.split())
+    return sorted(s for s in map(service_of, pids.values()) if s is not None)
 
 
 @dataclass
@@ -150,11 +158,12 @@ def test_bench_up_serves_restarts_a_killed_service_and_stops_clean(ups: BenchUps
     assert services_of(stack) == sorted([*SERVICES, "seater"])  # two seaters
     assert [cmd for cmd in stack.values() if "nats-server" in cmd.split()[0]] != []
 
-    victim = next(pid for pid, cmd in stack.items() if "services.gateway" in cmd)
+    victim = next(pid for pid, cmd in stack.items() if service_of(cmd) == "gateway")
     os.kill(victim, signal.SIGKILL)
 
     def gateway_replaced() -> bool:
-        return any("services.gateway" in cmd and pid != victim for pid, cmd in descendants(proc.pid).items())
+        running = descendants(proc.pid).items()
+        return any(service_of(cmd) == "gateway" and pid != victim for pid, cmd in running)
 
     wait_until("a new gateway", gateway_replaced, 30, proc, log)
     wait_until("the restarted gateway's /health", lambda: health_ok(ups.url), 60, proc, log)

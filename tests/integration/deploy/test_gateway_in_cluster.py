@@ -34,6 +34,15 @@ def gateway_env(docs: list[dict[str, Any]]) -> dict[str, str]:
     return container_env(docs, find(docs, "Deployment", "gateway"), "gateway", SECRETS)
 
 
+def gateway_command() -> list[str]:
+    """The gateway container's command as the manifests give it, on this machine's interpreter."""
+    workload = find(rendered(), "Deployment", "gateway")
+    [spec] = [c for c in workload["spec"]["template"]["spec"]["containers"] if c["name"] == "gateway"]
+    command: list[str] = spec["command"]
+    assert command[0] == "python"
+    return [sys.executable, *command[1:]]
+
+
 def on_this_machine(env: dict[str, str], nats: NatsServer) -> dict[str, str]:
     """The manifests' environment with this machine's NATS (one server: one copy of each stream), seed folder
     and free ports."""
@@ -43,9 +52,9 @@ def on_this_machine(env: dict[str, str], nats: NatsServer) -> dict[str, str]:
 
 @contextlib.contextmanager
 def gateway_process(env: dict[str, str], home: Path) -> Iterator[str]:
-    """`python -m services.gateway` with `env`, until it logged gateway_ready; its base URL on loopback."""
+    """The manifests' gateway command with `env`, until it logged gateway_ready; its base URL on loopback."""
     log = home / "gateway.log"
-    proc = processes.spawn([sys.executable, "-m", "services.gateway"], log, cwd=ROOT,
+    proc = processes.spawn(gateway_command(), log, cwd=ROOT,
                            env={**os.environ, "BENCHWARMERS_HOME": str(home), **env})
     try:
         ready = processes.wait_ready(proc, lambda: "gateway_ready" in log.read_text(errors="replace"), 60)
@@ -120,7 +129,7 @@ def test_a_missing_hosts_setting_stops_the_gateway_with_one_line(tmp_path: Path)
     env.pop("BENCH_ALLOWED_HOSTS")
     env.update({"BENCH_PORT": str(free_port()), "NATS_URL": "nats://127.0.0.1:1",
                 "BENCHWARMERS_HOME": str(tmp_path)})
-    done = subprocess.run([sys.executable, "-m", "services.gateway"], env=env, capture_output=True, text=True,
+    done = subprocess.run(gateway_command(), env=env, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]

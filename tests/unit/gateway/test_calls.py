@@ -17,7 +17,7 @@ from services.gateway.panel.calls import (
 )
 from services.gateway.panel.merge import INSTRUCTION, Merge, merger_seat
 from shared.commands import MergerCandidate, SeatCall
-from tests.unit.gateway.factories import PANEL, done, endpoint, plan
+from tests.unit.factories import PANEL, done, endpoint, plan
 
 IMAGE = {"type": "image_url", "image_url": {"url": "https://example.com/cat.png?sig=1"}}
 

@@ -1,6 +1,7 @@
-"""`/openapi.json` is a valid OpenAPI document (schemathesis's own loading validates it against the OpenAPI
-meta-schema) in which every operation can be called: declared path parameters, a body for every POST,
-the statuses a route answers with their schemas, and who may call (issue 24). Built without I/O."""
+"""`/openapi.json` of the gateway with the console beside it, as the stack serves them, is a valid OpenAPI
+document (schemathesis's own loading validates it against the OpenAPI meta-schema) in which every operation
+can be called: declared path parameters, a body for every POST, the statuses a route answers with their
+schemas, and who may call (issue 24). Built without I/O."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import jsonschema
 import pytest
 import schemathesis
 
+from services.console.surface import Console
 from services.gateway.app import create_app
 from services.gateway.contract.bodies import BODIES
 from services.gateway.contract.replies import ERRORS
@@ -19,7 +21,8 @@ from shared.settings import GatewaySettings
 
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
-    return create_app(GatewaySettings(port=8122), BusLogin("gateway", b"unused")).openapi()
+    app = create_app(GatewaySettings(port=8122), BusLogin("gateway", b"unused"), surfaces=[Console()])
+    return app.openapi()
 
 
 def test_the_document_is_valid_and_every_operation_loads(document: dict[str, Any]) -> None:

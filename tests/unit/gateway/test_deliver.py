@@ -13,7 +13,7 @@ from services.gateway.panel.present import AllMode, MergedMode
 from services.gateway.panel.progress import Failed, Finished, Landed, Seated, Update
 from services.gateway.panel.text import FOOTER, bench_object, full_text, head, section
 from services.gateway.updates import Updates
-from tests.unit.gateway.factories import done, plan
+from tests.unit.factories import done, plan
 
 ASK = OPENAI_CHAT.parse(
     {"model": "bench/core", "stream": True, "messages": [{"role": "user", "content": "q"}]}, {}

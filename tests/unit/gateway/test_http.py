@@ -6,8 +6,8 @@ import pytest
 from starlette.requests import Request
 from starlette.types import Message
 
-from services.gateway.ask import Refusal
 from services.gateway.http import IMAGE_ADVICE, read_json_body
+from shared.refusal import Refusal
 
 
 def request(body: bytes, headers: dict[str, str], chunk: int = 0) -> tuple[Request, list[int]]:

@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal
-from services.gateway.ledger_api import (
+from services.gateway.listing import model_rows
+from shared.alerts import pending_key
+from shared.commands import Price
+from shared.events import AlertRaised, GatewaySettingsSaved, ModelLearned
+from shared.ledger_api import (
     export_request,
     iso_time,
     pending_request,
@@ -17,11 +20,8 @@ from services.gateway.ledger_api import (
     report_request,
     verdict_request,
 )
-from services.gateway.listing import model_rows
-from shared.alerts import pending_key
-from shared.commands import Price
-from shared.events import AlertRaised, GatewaySettingsSaved, ModelLearned
-from tests.unit.gateway.factories import collection, config, endpoint, model
+from shared.refusal import Refusal
+from tests.unit.factories import collection, config, endpoint, model
 
 
 def test_each_collection_three_times_own_mode_first() -> None:

@@ -20,7 +20,7 @@ from services.gateway.panel.progress import Finished, Landed, Seated
 from services.gateway.panel.text import full_text
 from shared.commands import MergerCandidate, Plan
 from shared.events import SeatCompleted
-from tests.unit.gateway.factories import PANEL, done, plan
+from tests.unit.factories import PANEL, done, plan
 
 IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "QUJD" * 300}}
 

@@ -11,6 +11,7 @@ import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from services.console.surface import Console
 from services.gateway import methods
 from services.gateway.app import create_app
 from shared.bus_credentials import BusLogin
@@ -47,7 +48,7 @@ def admin(status: int, body: Any) -> bool:
 
 @pytest.fixture(scope="module")
 def client() -> TestClient:
-    app = create_app(GatewaySettings(port=8122), BusLogin("gateway", b"unused"))
+    app = create_app(GatewaySettings(port=8122), BusLogin("gateway", b"unused"), surfaces=[Console()])
     return TestClient(app, base_url="http://127.0.0.1:8122")
 
 

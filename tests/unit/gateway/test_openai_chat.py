@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal
 from services.gateway.formats import OPENAI_CHAT
 from services.gateway.formats.base import Answer
+from shared.refusal import Refusal
 
 PNG = "data:image/png;base64," + "A" * 400
 

@@ -6,10 +6,11 @@ from collections.abc import Mapping
 
 import pytest
 
-from services.gateway.ask import Ask, Refusal, ReplyMode, make_ask
+from services.gateway.ask import Ask, ReplyMode, make_ask
 from services.gateway.panel.resolve import refuse_agentic, resolve, split_model
 from shared.events import CollectionSaved
-from tests.unit.gateway.factories import collection
+from shared.refusal import Refusal
+from tests.unit.factories import collection
 
 COLLECTIONS = {
     "zeta": collection("zeta", ["a"], description="last one", tags=["code", "fast"]),

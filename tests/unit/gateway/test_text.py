@@ -15,7 +15,7 @@ from services.gateway.panel.text import (
     section,
 )
 from shared.events import Skip
-from tests.unit.gateway.factories import PANEL, done, plan
+from tests.unit.factories import PANEL, done, plan
 
 SKIP = Skip(seat="member", alias="old", why="retired from the bench on 2026-01-01; take it out")
 

@@ -12,7 +12,7 @@ from shared.catalog.merge import Catalog
 from shared.config_state import ConfigState
 from shared.events import AlertCleared, AlertRaised, CatalogApplied, ConfigEvent
 from shared.model_facts import Cost
-from tests.unit.gateway.factories import config, endpoint, model
+from tests.unit.factories import config, endpoint, model
 
 AT = datetime(2026, 12, 3, 6, tzinfo=UTC)
 SERVED = "vendor/fast:free"

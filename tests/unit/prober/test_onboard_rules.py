@@ -12,7 +12,7 @@ from services.prober import onboard_rules as rules
 from services.prober.onboard_rules import Outcome, QueueDoc
 from shared.events import ModelRetired
 from shared.onboarding import OnboardAsk
-from tests.unit.gateway.factories import config, endpoint, model
+from tests.unit.factories import config, endpoint, model
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 LEASE = 60.0

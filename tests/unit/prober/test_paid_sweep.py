@@ -13,7 +13,7 @@ from shared.alerts import paid_key
 from shared.config_state import ConfigState
 from shared.config_writer import ConfigWriter
 from shared.events import AlertRaised
-from tests.unit.gateway.factories import config, endpoint, model
+from tests.unit.factories import config, endpoint, model
 
 
 class NoBus:

@@ -13,8 +13,8 @@ from services.seater.route_rpc import RouteSeater
 from shared import rpc, subjects
 from shared.commands import RankReply, RankRequest, RouteRequest, RouteSeating, TurnNeeds
 from shared.events import CooldownStarted, SeatCompleted, VerdictRecorded
+from tests.unit.factories import collection, config, endpoint, model
 from tests.unit.fake_bus import FakeBus
-from tests.unit.gateway.factories import collection, config, endpoint, model
 from tests.unit.ledger.factories import suite_answered
 from tests.unit.seater import factory
 

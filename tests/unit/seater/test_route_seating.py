@@ -11,7 +11,7 @@ from services.seater.route_seating import AD_HOC, NO_TOOLS, TOOLS_UNKNOWN, seat_
 from shared.commands import PlanRefusal, RouteRequest, RouteSeating, TurnNeeds
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent, ModelRetired, SeatCompleted, VerdictRecorded
-from tests.unit.gateway.factories import collection, config, endpoint, model
+from tests.unit.factories import collection, config, endpoint, model
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 PLAIN = TurnNeeds(tools=False, images=0, estimate=100)

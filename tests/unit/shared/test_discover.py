@@ -11,7 +11,7 @@ from shared.catalog.feeds import FREELLMAPI, MODELS_DEV, OPENROUTER, PARSERS
 from shared.catalog.merge import Catalog
 from shared.config_state import ConfigState
 from tests.fixtures.catalog import document
-from tests.unit.gateway.factories import config, endpoint, model
+from tests.unit.factories import config, endpoint, model
 
 DAY = date(2026, 12, 3)
 

@@ -11,7 +11,7 @@ from shared.commands import RouteRequest, RouteSeating, TurnNeeds
 from shared.config_state import ConfigState
 from shared.events import CatalogApplied, ModelFactsSet, ModelLearned
 from shared.model_facts import Cost, FactLayers, ModelFacts, stamped
-from tests.unit.gateway.factories import collection, config, endpoint, model
+from tests.unit.factories import collection, config, endpoint, model
 
 AT = datetime(2026, 12, 3, 6, 0, tzinfo=UTC)
 FEED = stamped({"context_window": 128_000, "vision": False, "tools": True, "max_output": 8_192,

@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Ask, Refusal
+from services.gateway.ask import Ask
 from services.gateway.formats.anthropic import Anthropic
 from services.gateway.panel.flatten import estimate_text
+from shared.refusal import Refusal
 from tests.unit.gateway.formats.streams import BENCH, PIECES, answer, sse_events, whole_stream
 
 FMT = Anthropic()

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal, make_ask
+from services.gateway.ask import make_ask
 from services.gateway.formats.canonical import (
     CallNumbers,
     add_tool_call,
@@ -17,6 +17,7 @@ from services.gateway.formats.canonical import (
     text_part,
     tool_call,
 )
+from shared.refusal import Refusal
 
 
 def test_text_only_parts_collapse_to_one_string_joined_by_blank_lines() -> None:

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.completions import Completions
 from services.gateway.panel.flatten import estimate_text
+from shared.refusal import Refusal
 from tests.unit.gateway.formats.streams import BENCH, PIECES, answer, comments, sse_events, whole_stream
 
 FMT = Completions()

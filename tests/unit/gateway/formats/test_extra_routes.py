@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal
 from services.gateway.formats import FORMATS
 from services.gateway.formats.base import ExtraRoute, Lookup
 from services.gateway.formats.gemini import Gemini
 from services.gateway.listing import model_rows
-from tests.unit.gateway.factories import collection, config, endpoint, model
+from shared.refusal import Refusal
+from tests.unit.factories import collection, config, endpoint, model
 
 WHEN = "2026-01-02T03:04:05.000000Z"
 ROWS = model_rows(

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.gemini_listing import model_body, models_body
 from services.gateway.formats.ollama_listing import VERSION, show_body, tags_body
 from services.gateway.listing import model_rows
-from tests.unit.gateway.factories import collection, config, endpoint, model
+from shared.refusal import Refusal
+from tests.unit.factories import collection, config, endpoint, model
 
 WHEN = "2026-01-02T03:04:05.000000Z"
 

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Ask, Refusal
+from services.gateway.ask import Ask
 from services.gateway.formats.ollama import OllamaChat, OllamaGenerate
 from services.gateway.panel.flatten import estimate_text
+from shared.refusal import Refusal
 from tests.unit.gateway.formats.streams import BENCH, PIECES, answer, ndjson, whole_stream
 
 CHAT, GENERATE = OllamaChat(), OllamaGenerate()

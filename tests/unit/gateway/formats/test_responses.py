@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Ask, Refusal
+from services.gateway.ask import Ask
 from services.gateway.formats.responses import Responses
 from services.gateway.panel.flatten import estimate_text
+from shared.refusal import Refusal
 from tests.unit.gateway.formats.streams import BENCH, PIECES, answer, comments, sse_events, whole_stream
 
 FMT = Responses()

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.responses_tools import NAME_LIMIT, flat_name, tool_choice, tool_offer
+from shared.refusal import Refusal
 
 SCHEMA = {"type": "object", "properties": {"target": {"type": "string"}}, "required": ["target"]}
 

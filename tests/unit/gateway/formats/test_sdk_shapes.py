@@ -17,13 +17,14 @@ import pytest
 from google import genai
 from google.genai import types as genai_types
 
-from services.gateway.ask import Ask, Refusal
+from services.gateway.ask import Ask
 from services.gateway.formats.anthropic import Anthropic
 from services.gateway.formats.base import Format
 from services.gateway.formats.completions import Completions
 from services.gateway.formats.gemini import Gemini
 from services.gateway.formats.ollama import OllamaChat, OllamaGenerate
 from services.gateway.formats.responses import Responses
+from shared.refusal import Refusal
 from tests.unit.gateway.formats.streams import BENCH, PANEL, PIECES, answer, whole_stream
 
 BASE = "http://gateway.test"

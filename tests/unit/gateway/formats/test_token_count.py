@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.gateway.ask import Refusal
 from services.gateway.formats.token_count import anthropic_count, gemini_count
 from services.gateway.panel.flatten import image_placeholder
+from shared.refusal import Refusal
 
 TEXT = "x" * 400  # 400 chars → int(400 / 4 × 1.1) = 110
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from services.gateway.ask import Refusal
 from services.gateway.listing import model_rows
 from services.gateway.mcp.results import (
     ERROR_TAIL,
@@ -26,7 +25,8 @@ from services.gateway.mcp.results import (
     waiting_message,
 )
 from services.gateway.panel.text import bench_object
-from tests.unit.gateway import factories as f
+from shared.refusal import Refusal
+from tests.unit import factories as f
 
 
 def test_ask_arguments_are_checked_and_defaulted() -> None:

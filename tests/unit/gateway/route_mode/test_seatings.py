@@ -15,7 +15,7 @@ from services.seater.route_seating import seat_route
 from shared.commands import RouteRequest, RouteSeating, TurnNeeds
 from shared.config_state import ConfigState
 from shared.events import SeatCompleted
-from tests.unit.gateway.factories import collection, config, endpoint, model
+from tests.unit.factories import collection, config, endpoint, model
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 ALIASES = ["a", "b", "c", "d"]

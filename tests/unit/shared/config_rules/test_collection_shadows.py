@@ -10,7 +10,7 @@ from shared.config_rules.base import Invalid, Rule, retire_model
 from shared.config_rules.collection_merge import save_merged
 from shared.config_state import ConfigState
 from shared.events import ConfigEvent
-from tests.unit.gateway.factories import collection, config, endpoint, model
+from tests.unit.factories import collection, config, endpoint, model
 
 
 def state() -> ConfigState:

@@ -17,7 +17,7 @@ from shared.events import (
     ModelRegistered,
     ModelRetired,
 )
-from tests.unit.gateway.factories import collection, config, endpoint, model
+from tests.unit.factories import collection, config, endpoint, model
 
 
 def state() -> ConfigState:
