@@ -82,6 +82,13 @@ class Slot:
             cur.execute(table.stage_sql())
 
 
+def emptied(cur: duckdb.DuckDBPyConnection, table: schema.Table) -> None:
+    """A stage table is made again, not emptied: DuckDB keeps the memory of the rows deleted from a temporary
+    table, so a `DELETE` after each batch left 242 MB held after 353,000 events (14 MB made again)."""
+    cur.execute(f"DROP TABLE {table.stage}")
+    cur.execute(table.stage_sql())
+
+
 @dataclass(frozen=True)
 class Staged:
     """A batch waiting in a slot's stage tables: the stages that hold rows, and its first stream sequence."""
@@ -210,7 +217,7 @@ class Store:
         with held.lock:
             if held.dirty:  # a batch staged and never committed (its fold was stopped): not this one's rows
                 for table in STAGE_TABLES:
-                    held.cur.execute(f"DELETE FROM {table.stage}")
+                    emptied(held.cur, table)
             held.dirty = True
             filled = []
             for table in STAGE_TABLES:
@@ -234,8 +241,9 @@ class Store:
                 for table in schema.TABLES:  # a derived table reads other tables' stages: merged first
                     if table.stage in staged.tables or (table.derived and staged.tables):
                         cur.execute(table.merge_sql())
-                for stage in staged.tables:
-                    cur.execute(f"DELETE FROM {stage}")
+                for table in STAGE_TABLES:
+                    if table.stage in staged.tables:
+                        emptied(cur, table)
                 # The batch must start after the stored position: a sequence applied twice fails the batch.
                 first = seq if staged.first is None else staged.first
                 moved = cur.execute(
