@@ -148,6 +148,10 @@ class LedgerSettings(BusSettings):
     # the ledger's working set: its key indexes grow with the ledger and cannot spill, so a 64MB cap stopped
     # the fold (Out of Memory) near 600k seats. A share of the machine, not DuckDB's own 80%.
     duckdb_memory_limit: str = "25%"
+    # How much WAL DuckDB gathers before it checkpoints (BENCH_DUCKDB_CHECKPOINT_THRESHOLD): what is not yet
+    # checkpointed is held in memory, and more of it means fewer rewrites of the key indexes on a big ledger
+    # (services/ledger/store.py says what was measured).
+    duckdb_checkpoint_threshold: str = "64MB"
     # Ready (the ops port's /readyz) only while at most this many events behind the stream.
     ready_lag: int = Field(default=10_000, ge=0)
 

@@ -37,7 +37,8 @@ async def run(settings: LedgerSettings, login: BusLogin) -> None:
 
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
         ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max, settings.linger_s,
-                        settings.duckdb_threads, settings.duckdb_memory_limit)
+                        settings.duckdb_threads, settings.duckdb_memory_limit,
+                        settings.duckdb_checkpoint_threshold)
         await ledger.start()
         subs = await rpc.serve(nc, ledger)
         watch = StreamWatch(nc.jetstream(), lambda: ledger.position, settings.ready_lag).start()

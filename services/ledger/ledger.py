@@ -19,7 +19,7 @@ from nats.js import JetStreamContext
 
 from services.ledger import export_files, folding, offloads, quotas
 from services.ledger.follower import Follower
-from services.ledger.store import MEMORY_LIMIT, Store, discard, exports_of
+from services.ledger.store import CHECKPOINT_THRESHOLD, MEMORY_LIMIT, Store, discard, exports_of
 from shared import bus, subjects
 from shared.commands import (
     ExportChunkReply,
@@ -50,11 +50,11 @@ class Behind(Exception):
 class Ledger:
     def __init__(
         self, js: JetStreamContext, path: Path, batch_max: int, linger_s: float = 0.0, threads: int = 1,
-        memory_limit: str = MEMORY_LIMIT,
+        memory_limit: str = MEMORY_LIMIT, checkpoint: str = CHECKPOINT_THRESHOLD,
     ) -> None:
         self.js = js
         self.path = path
-        self.threads, self.memory_limit = threads, memory_limit
+        self.threads, self.memory_limit, self.checkpoint = threads, memory_limit, checkpoint
         self.batch_max = batch_max
         self.linger_s = linger_s
         # Set while someone waits for the fold to reach a sequence: the fold stops lingering for them.
@@ -73,7 +73,8 @@ class Ledger:
     # ------------------------------------------------------------ life
 
     async def start(self) -> None:
-        self.store = await asyncio.to_thread(Store, self.path, self.threads, self.memory_limit)
+        self.store = await asyncio.to_thread(Store, self.path, self.threads, self.memory_limit,
+                                                 self.checkpoint)
         self.position = await asyncio.to_thread(self.store.position)
         log.info("ledger_opened", path=str(self.path), seq=self.position)
         await self._follow()
@@ -222,7 +223,8 @@ class Ledger:
                     await asyncio.to_thread(self.store.close)
                     self.store = None
                 await asyncio.to_thread(discard, self.path)
-                self.store = await asyncio.to_thread(Store, self.path, self.threads, self.memory_limit)
+                self.store = await asyncio.to_thread(Store, self.path, self.threads, self.memory_limit,
+                                                 self.checkpoint)
                 self.position = 0
                 await self._follow()
             finally:

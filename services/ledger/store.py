@@ -131,13 +131,17 @@ def exports_of(path: Path) -> Path:
 
 
 # DuckDB checkpoints (writes the WAL into the file, the tables' key indexes among it) each time the WAL
-# passes this size. At its default (16 MB) a rebuild checkpointed every few batches and slowed as the
-# tables grew (the indexes rewritten each time): 9,000 events per CPU second after 300,000 seats, against
-# 12,500 with 256 MB (`benchmarks.ledger`). The price: a WAL of up to this size replayed after a crash.
-CHECKPOINT_THRESHOLD = "256MB"
+# passes this size (BENCH_DUCKDB_CHECKPOINT_THRESHOLD). At its default (16 MB) a rebuild checkpointed every
+# few batches and slowed as the tables grew (the indexes rewritten each time): 9,000 events per CPU second
+# after 300,000 seats, against 12,500 with 256 MB (`benchmarks.ledger`, on the fold of 2026-12-03). What is
+# not yet checkpointed is held in memory, though: with 256 MB the ledger peaked at 517 MB in `make bench`,
+# 410 with 64 MB, and 64 MB folds 1M seats as fast on today's fold (25,672 against 25,401 events/s).
+# The price: a WAL of up to this size replayed after a crash.
+CHECKPOINT_THRESHOLD = "64MB"
 
 
-def connect(path: Path, threads: int = 1, memory_limit: str = MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
+def connect(path: Path, threads: int = 1, memory_limit: str = MEMORY_LIMIT,
+            checkpoint: str = CHECKPOINT_THRESHOLD) -> duckdb.DuckDBPyConnection:
     """`threads` is DuckDB's own worker count: the fold's small transactions gain nothing from more, and
     on a small machine a multi-threaded commit takes every core from the request path for its moment.
     `memory_limit` caps DuckDB's buffer pool (by default 80% of the machine's memory, which it keeps once
@@ -146,7 +150,7 @@ def connect(path: Path, threads: int = 1, memory_limit: str = MEMORY_LIMIT) -> d
     exports.mkdir(parents=True, exist_ok=True)
     try:
         con = duckdb.connect(
-            str(path), config={"threads": max(1, threads), "checkpoint_threshold": CHECKPOINT_THRESHOLD,
+            str(path), config={"threads": max(1, threads), "checkpoint_threshold": checkpoint,
                                "memory_limit": memory_limit}
         )
     except duckdb.IOException as exc:
@@ -170,17 +174,18 @@ def made_by_another_version(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 class Store:
-    def __init__(self, path: Path, threads: int = 1, memory_limit: str = MEMORY_LIMIT) -> None:
+    def __init__(self, path: Path, threads: int = 1, memory_limit: str = MEMORY_LIMIT,
+                 checkpoint: str = CHECKPOINT_THRESHOLD) -> None:
         self.path = path
         self.threads = threads
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = connect(path, threads, memory_limit)
+        self.con = connect(path, threads, memory_limit, checkpoint)
         if made_by_another_version(self.con):
             # The file is a fold of the stream: one of another shape is folded again, from sequence 1.
             log.warning("ledger_schema_changed", path=str(path), fingerprint=schema.FINGERPRINT)
             self.con.close()
             discard(path)
-            self.con = connect(path, threads, memory_limit)
+            self.con = connect(path, threads, memory_limit, checkpoint)
         self.con.execute(schema.POSITION_DDL)
         self.con.execute(
             f"INSERT OR IGNORE INTO {schema.POSITION_TABLE} VALUES (?, 0)", [subjects.EVENTS_STREAM]

@@ -91,3 +91,21 @@ def test_duckdb_memory_is_capped_and_a_bigger_query_still_answers(tmp_path: Path
                         "ORDER BY s)").fetchone()
     assert found == (1_500_000,)
     store.close()
+
+
+def test_the_checkpoint_threshold_and_memory_cap_reach_duckdb(tmp_path: Path) -> None:
+    """BENCH_DUCKDB_CHECKPOINT_THRESHOLD and BENCH_DUCKDB_MEMORY_LIMIT are DuckDB's own settings."""
+    small = Store(tmp_path / "a.duckdb", memory_limit="300MB", checkpoint="8MB")
+    large = Store(tmp_path / "b.duckdb", memory_limit="600MB", checkpoint="512MB")
+    try:
+        def setting(store: Store, name: str) -> str:
+            row = store.con.execute(f"SELECT current_setting('{name}')").fetchone()
+            assert row is not None
+            return str(row[0])
+
+        assert [setting(small, "checkpoint_threshold"), setting(large, "checkpoint_threshold")] == [
+            "7.6 MiB", "488.2 MiB"]  # DuckDB's MB are 10^6 bytes, shown in MiB
+        assert [setting(small, "memory_limit"), setting(large, "memory_limit")] == ["286.1 MiB", "572.2 MiB"]
+    finally:
+        small.close()
+        large.close()
