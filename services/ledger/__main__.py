@@ -18,6 +18,7 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
 
 from services.ledger import rpc
 from services.ledger.ledger import REBUILD_WAIT_S, Ledger
@@ -36,9 +37,7 @@ async def run(settings: LedgerSettings, login: BusLogin) -> None:
     readiness = Readiness()
 
     async def start(nc: NATS) -> Callable[[], Awaitable[None]]:
-        ledger = Ledger(nc.jetstream(), settings.database(), settings.batch_max, settings.linger_s,
-                        settings.duckdb_threads, settings.duckdb_memory_limit,
-                        settings.duckdb_checkpoint_threshold)
+        ledger = open_ledger(nc.jetstream(), settings, settings.linger_s)
         await ledger.start()
         subs = await rpc.serve(nc, ledger)
         watch = StreamWatch(nc.jetstream(), lambda: ledger.position, settings.ready_lag).start()
@@ -55,6 +54,13 @@ async def run(settings: LedgerSettings, login: BusLogin) -> None:
     await serve("ledger", instance_name("ledger"), settings, login, start, readiness)
 
 
+def open_ledger(js: JetStreamContext, settings: LedgerSettings, linger_s: float) -> Ledger:
+    """The ledger on the settings' file and DuckDB knobs (the service lingers for big batches; a rebuild
+    does not)."""
+    return Ledger(js, settings.database(), settings.batch_max, linger_s, settings.duckdb_threads,
+                  settings.duckdb_memory_limit, settings.duckdb_checkpoint_threshold)
+
+
 async def rebuild_offline(settings: LedgerSettings, login: BusLogin) -> dict[str, object]:
     """Replay the whole stream into a new file, then close it."""
     path = settings.database()
@@ -63,7 +69,7 @@ async def rebuild_offline(settings: LedgerSettings, login: BusLogin) -> dict[str
         js = nc.jetstream()
         await bus.provision(js, settings.replicas)
         discard(path)  # refuses (LedgerFileBusy) while a ledger holds the file
-        ledger = Ledger(js, path, settings.batch_max)
+        ledger = open_ledger(js, settings, linger_s=0.0)
         await ledger.start()
         try:
             started = asyncio.get_running_loop().time()

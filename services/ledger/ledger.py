@@ -73,8 +73,8 @@ class Ledger:
     # ------------------------------------------------------------ life
 
     async def start(self) -> None:
-        self.store = await asyncio.to_thread(Store, self.path, self.threads, self.memory_limit,
-                                                 self.checkpoint)
+        self.store = await asyncio.to_thread(
+            Store, self.path, self.threads, self.memory_limit, self.checkpoint)
         self.position = await asyncio.to_thread(self.store.position)
         log.info("ledger_opened", path=str(self.path), seq=self.position)
         await self._follow()
@@ -223,8 +223,8 @@ class Ledger:
                     await asyncio.to_thread(self.store.close)
                     self.store = None
                 await asyncio.to_thread(discard, self.path)
-                self.store = await asyncio.to_thread(Store, self.path, self.threads, self.memory_limit,
-                                                 self.checkpoint)
+                self.store = await asyncio.to_thread(
+                    Store, self.path, self.threads, self.memory_limit, self.checkpoint)
                 self.position = 0
                 await self._follow()
             finally:
