@@ -23,7 +23,7 @@ from services.caller.redaction import without_key
 from services.caller.retries import retry_wait
 from services.caller.route_chunks import Chunk, chunks_of_outcome, translator_for
 from services.caller.route_events import RouteReport
-from services.caller.upstream import OpenTicket, ReplyTooLarge, Upstream, read_capped
+from services.caller.upstream import OpenTicket, ReplyTooLarge, Upstream, read_capped, sse_lines
 from services.caller.wire import MAX_REPLY_BYTES, UpstreamRequest
 from shared.commands import SeatCall
 
@@ -184,7 +184,7 @@ class RouteCaller:
         else:
             lines = None
         parser, translator, size = adapter.parser(), translator_for(api), 0
-        source = resp.aiter_lines() if lines is None else _iterate(lines)
+        source = sse_lines(resp) if lines is None else _iterate(lines)
         async for line in source:
             size += len(line) + 1
             if size > MAX_REPLY_BYTES:

@@ -47,12 +47,29 @@ def test_key_from_json_file(tmp_path: Path) -> None:
     assert store.key_for("open-router") == "or-json"
 
 
-def test_rotated_secret_is_read_again(tmp_path: Path) -> None:
+def test_rotated_secret_is_read_again_after_a_second(tmp_path: Path) -> None:
     (tmp_path / "groq").write_text("old")
-    store = KeyStore(env={}, secrets_path=tmp_path)
+    now = [100.0]
+    store = KeyStore(env={}, secrets_path=tmp_path, clock=lambda: now[0])
     assert store.key_for("groq") == "old"
     (tmp_path / "groq").write_text("new")
+    now[0] += 0.5
+    assert store.key_for("groq") == "old"  # looked up at most once a second
+    now[0] += 0.5
     assert store.key_for("groq") == "new"
+
+
+def test_a_key_file_added_or_a_secrets_file_rewritten_is_read_at_once(tmp_path: Path) -> None:
+    store = KeyStore(env={}, secrets_path=tmp_path, clock=lambda: 0.0)
+    assert store.key_for("groq") is None
+    (tmp_path / "groq").write_text("gsk-late")  # the directory changed
+    assert store.key_for("groq") == "gsk-late"
+    path = tmp_path / "keys.env"
+    path.write_text("groq=one\n")
+    in_file = KeyStore(env={}, secrets_path=path, clock=lambda: 0.0)
+    assert in_file.key_for("groq") == "one"
+    path.write_text("groq=second\n")  # rewritten: its size (or time) changed
+    assert in_file.key_for("groq") == "second"
 
 
 def test_missing_secrets_path_is_no_key(tmp_path: Path) -> None:
