@@ -21,7 +21,7 @@ from services.prober.asking import ProbeAsker
 from services.prober.catalog import CatalogRefresh
 from services.prober.catalog_fetch import FeedLimits
 from services.prober.deprecations import Deprecations
-from services.prober.job_lease import BucketRecords, JobLease
+from services.prober.job_lease import BucketRecords, JobLease, MirrorRecords
 from services.prober.jobs import JobRunner
 from services.prober.onboard_queue import OnboardQueue
 from services.prober.onboard_rpc import OnboardRpc
@@ -107,7 +107,8 @@ async def start_onboarding(nc: NATS, config: ConfigState, projection: bus.Projec
                            catalog: Callable[[], Awaitable[Catalog]]) -> Callable[[], Awaitable[None]]:
     """O-1..O-4: this replica's share of the onboarding queue (its runner, and answering the queue's RPC)."""
     js = nc.jetstream()
-    queue = OnboardQueue(BucketRecords(js, subjects.ONBOARD_BUCKET))
+    records = await MirrorRecords.open(nc, subjects.ONBOARD_BUCKET)
+    queue = OnboardQueue(records)
 
     async def publish(event: OnboardProgress) -> None:
         await bus.publish_event(js, event)
@@ -122,6 +123,7 @@ async def start_onboarding(nc: NATS, config: ConfigState, projection: bus.Projec
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        await records.close()
 
     return stop
 

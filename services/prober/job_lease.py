@@ -10,12 +10,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.kv import KeyValue
 
 from services.prober.lease_rules import JobRecord, Verdict, claimed, decide
 from services.prober.schedule import Due
 from shared import subjects
+from shared.kv_mirror import KvMirror
 
 
 class Records(Protocol):
@@ -28,13 +31,20 @@ class Records(Protocol):
 
 
 class BucketRecords:
-    """A KV bucket as `Records` (`bench_jobs` here; the onboarding queue uses `bench_onboard`)."""
+    """A KV bucket as `Records` (`bench_jobs` here). The bucket is looked up once: binding it asks the
+    server for the stream's info, which is no part of a read or a write."""
 
     def __init__(self, js: JetStreamContext, bucket: str = subjects.JOBS_BUCKET) -> None:
         self.js, self.bucket = js, bucket
+        self._kv: KeyValue | None = None
+
+    async def _bucket(self) -> KeyValue:
+        if self._kv is None:
+            self._kv = await self.js.key_value(self.bucket)
+        return self._kv
 
     async def get(self, key: str) -> tuple[bytes, int] | None:
-        kv = await self.js.key_value(self.bucket)
+        kv = await self._bucket()
         try:
             entry = await kv.get(key)
         except KeyNotFoundError:
@@ -42,7 +52,7 @@ class BucketRecords:
         return (entry.value or b""), int(entry.revision or 0)
 
     async def put(self, key: str, value: bytes, last: int | None) -> int | None:
-        kv = await self.js.key_value(self.bucket)
+        kv = await self._bucket()
         try:
             if last is None:
                 return int(await kv.create(key, value))
@@ -53,6 +63,32 @@ class BucketRecords:
             if "wrong last sequence" in str(exc).lower():
                 return None
             raise
+
+
+class MirrorRecords:
+    """A KV bucket as `Records`, read from this process's copy of it (`KvMirror`): the onboarding runner
+    looks at its queue every second, and a look costs no round trip (it cost two JetStream API requests, and
+    the server's advisory for each). Writes are compare-and-set on the server, as ever."""
+
+    def __init__(self, mirror: KvMirror) -> None:
+        self.mirror = mirror
+
+    @classmethod
+    async def open(cls, nc: NATS, bucket: str) -> MirrorRecords:
+        kv = await nc.jetstream().key_value(bucket)
+        return cls(await KvMirror(kv, lambda: int(nc.stats["reconnects"])).start())
+
+    async def close(self) -> None:
+        await self.mirror.stop()
+
+    async def get(self, key: str) -> tuple[bytes, int] | None:
+        copy = await self.mirror.read(key)
+        return None if copy.value is None else (copy.value, copy.revision)
+
+    async def put(self, key: str, value: bytes, last: int | None) -> int | None:
+        if not await self.mirror.write(key, value, last or 0):
+            return None
+        return self.mirror.copies[key].revision
 
 
 @dataclass
