@@ -203,12 +203,15 @@ def test_ctrl_c_while_seats_think_exits_130(url: str, provider: FakeProvider) ->
     )
     try:
         wait_until(
-            lambda: any(r["body"]["model"] == "cli-slow" for r in provider.requests()),
-            what="the slow seat being asked",
+            lambda: any("take your time" in json.dumps(r["body"]) for r in provider.requests()
+                        if r["body"].get("model") == "cli-slow"),
+            what="the slow seat being asked this question",
         )
         time.sleep(0.2)
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(30) == 130
+        code = proc.wait(30)
+        out, err = proc.communicate()
+        assert code == 130, (code, out, err)
     finally:
         if proc.poll() is None:
             proc.kill()
