@@ -40,6 +40,7 @@ from typing import Any
 import httpx
 import psutil
 
+from benchmarks.floor import floor_path
 from benchmarks.memory import RssSampler, memory_report, snapshot
 from cli.stack import Stack
 from shared import bus
@@ -368,6 +369,8 @@ def main() -> None:
             route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
             route_ttfb = route_runs(direct_url, panel_url, args.samples, args.seconds, pids, cost)
             settle(pids)
+            floor = floor_runs(direct_url, args.samples, args.seconds)
+            settle(pids)
             cpu0 = cpu_seconds(pids)
             with RssSampler(stack_pids) as rss128:
                 panel128 = summary(load(panel_url, BODY, 128, args.seconds))
@@ -395,6 +398,7 @@ def main() -> None:
                 "direct_stream_c32": direct_stream32,
                 "anthropic_stream_c32": anthropic32,
                 "route_ttfb": route_ttfb,
+                "route_floor": floor,
                 "direct_c1_seeded": direct1b,
                 "panel_c1_seeded": panel1b,
                 "overhead_p50_ms": over,
@@ -442,13 +446,31 @@ def route_runs(direct_url: str, panel_url: str, samples: int, seconds: float, pi
     return out
 
 
+def floor_runs(direct_url: str, samples: int, seconds: float) -> dict[str, Any]:
+    """The same streamed turns through route mode's hops with nothing of the product on them
+    (`benchmarks/floor.py`), each concurrency against the provider's own stream in the same run."""
+    asked = [{"role": "user", "content": "x"}]
+    stream_body = json.dumps({"model": MEMBERS[0], "stream": True, "messages": asked})
+    out = {}
+    with floor_path(direct_url) as floor_url:
+        load(floor_url, stream_body, 4, 1.0, 8, "data:")  # warm-up: connections
+        for c in (1, 32):
+            turns = samples if c == 1 else 10**9
+            out[f"c{c}"] = {
+                "direct": summary(load(direct_url, stream_body, c, seconds, turns, "data:")),
+                "floor": summary(load(floor_url, stream_body, c, seconds, turns, "data:")),
+            }
+    return out
+
+
 def route_only(args: argparse.Namespace) -> None:
     """`--only route`: route mode's runs `--repeats` times on one stack, each figure's median printed (a
     shared machine moves single runs; CPU ms per turn by process is the steadiest figure)."""
     home = Path(tempfile.mkdtemp(prefix="bench-home-"))
     provider = FakeProvider(models={m: {"latency_ms": args.latency_ms} for m in MEMBERS + EXPLORERS}).start()
     stack = Stack(home=home, port=free_port(), replicas={"caller": args.callers})
-    rounds = []
+    rounds: list[dict[str, Any]] = []
+    floors: list[dict[str, Any]] = []
     try:
         stack.start()
         configure(stack.url, provider.base_url)
@@ -462,6 +484,8 @@ def route_only(args: argparse.Namespace) -> None:
         for _ in range(args.repeats):
             rounds.append(route_runs(provider.base_url + "/chat/completions", panel_url, args.samples,
                                      args.seconds, pids, Cost(stack_pids, monitor)))
+            settle(pids)
+            floors.append(floor_runs(provider.base_url + "/chat/completions", args.samples, args.seconds))
         speed_after = python_speed()
     finally:
         stack.stop()
@@ -482,6 +506,11 @@ def route_only(args: argparse.Namespace) -> None:
         print(f"  route mode, streamed, {c}: overhead p50 first byte {first:.1f} ms, total {total:.1f} ms; "
               f"{cpu:.2f} CPU ms / {msgs:.1f} NATS msgs a turn; errors {errors}")
         print("    CPU ms a turn by process: " + ", ".join(f"{k} {v}" for k, v in by_process.items()))
+        bare_first = pct([f[c]["floor"]["first_byte_p50_ms"] - f[c]["direct"]["first_byte_p50_ms"]
+                          for f in floors], 0.5)
+        bare_total = pct([f[c]["floor"]["p50_ms"] - f[c]["direct"]["p50_ms"] for f in floors], 0.5)
+        print(f"    its floor (the same hops bare, benchmarks/floor.py): first byte {bare_first:.1f} ms, "
+              f"total {bare_total:.1f} ms")
     print(f"  machine speed: a fixed Python workload took {speed_before:.1f} ms before the runs and "
           f"{speed_after:.1f} ms after (compare it between reports: a slower machine slows every figure)")
 
@@ -528,6 +557,13 @@ def print_report(r: dict[str, Any]) -> None:
             f"  route mode, streamed, {c}: total p50 {t['p50_ms']:.1f} ms (p95 {t['p95_ms']:.1f}) vs "
             f"provider {d['p50_ms']:.1f} (p95 {d['p95_ms']:.1f}): total overhead p50 "
             f"{t['p50_ms'] - d['p50_ms']:.1f} ms, p95 {t['p95_ms'] - d['p95_ms']:.1f} ms"
+        )
+    for c, pair in r.get("route_floor", {}).items():
+        d, t = pair["direct"], pair["floor"]
+        first, total = t["first_byte_p50_ms"] - d["first_byte_p50_ms"], t["p50_ms"] - d["p50_ms"]
+        print(
+            f"  route mode's floor (its hops bare, benchmarks/floor.py), streamed, {c}: overhead p50 "
+            f"first byte {first:.1f} ms, total {total:.1f} ms, errors {t['errors']:.0f}"
         )
     print(
         f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms"
