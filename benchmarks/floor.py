@@ -27,6 +27,7 @@ from typing import Any
 
 SUBJECT = "floor.route"
 END = b""  # an empty message ends a reply
+READY = "floor caller subscribed"
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -61,6 +62,8 @@ async def caller(nats_url: str, provider_url: str) -> None:
         task.add_done_callback(tasks.discard)
 
     await nc.subscribe(SUBJECT, queue="floor", cb=on_request)
+    await nc.flush()
+    print(READY, flush=True)
     await asyncio.Event().wait()
 
 
@@ -119,11 +122,14 @@ def floor_path(provider_url: str) -> Iterator[str]:
             for cmd in ([nats_server_binary(), "-a", "127.0.0.1", "-p", str(nats_port)],
                         [*me, "caller", nats_url, provider_url],
                         [*me, "gateway", nats_url, str(http_port)]):
-                with open(Path(logs) / f"{len(procs)}.log", "wb") as log:
-                    procs.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT))
+                log = Path(logs) / f"{len(procs)}.log"
+                with open(log, "wb") as out:
+                    procs.append(subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT))
                 if len(procs) == 1:
-                    wait_for_port(nats_port)
-            wait_for_port(http_port)
+                    wait_for(lambda: port_open(nats_port), f"nats-server on port {nats_port}")
+                elif len(procs) == 2:  # a request before the caller subscribed would find nobody
+                    wait_for(lambda log=log: READY in log.read_text(errors="replace"), "the floor's caller")
+            wait_for(lambda: port_open(http_port), f"the floor's gateway on port {http_port}")
             yield f"http://127.0.0.1:{http_port}/"
         finally:
             for proc in reversed(procs):
@@ -136,17 +142,19 @@ def floor_path(provider_url: str) -> Iterator[str]:
                     proc.wait(5)
 
 
-def wait_for_port(port: int, timeout_s: float = 20.0) -> None:
+def port_open(port: int) -> bool:
     import socket
 
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def wait_for(ready: Callable[[], bool], what: str, timeout_s: float = 20.0) -> None:
     end = time.monotonic() + timeout_s
-    while True:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
+    while not ready():
         if time.monotonic() > end:
-            raise RuntimeError(f"nothing listens on port {port} after {timeout_s:g} s")
-        time.sleep(0.05)
+            raise RuntimeError(f"{what}: not ready after {timeout_s:g} s")
+        time.sleep(0.02)
 
 
 def main() -> None:
