@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,7 @@ def floor_path(provider_url: str) -> Iterator[str]:
                 if len(procs) == 1:
                     wait_for(lambda: port_open(nats_port), f"nats-server on port {nats_port}")
                 elif len(procs) == 2:  # a request before the caller subscribed would find nobody
-                    wait_for(lambda log=log: READY in log.read_text(errors="replace"), "the floor's caller")
+                    wait_for(partial(said, log, READY), "the floor's caller")
             wait_for(lambda: port_open(http_port), f"the floor's gateway on port {http_port}")
             yield f"http://127.0.0.1:{http_port}/"
         finally:
@@ -147,6 +148,10 @@ def port_open(port: int) -> bool:
 
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def said(log: Path, line: str) -> bool:
+    return line in log.read_text(errors="replace")
 
 
 def wait_for(ready: Callable[[], bool], what: str, timeout_s: float = 20.0) -> None:
