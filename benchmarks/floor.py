@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -183,7 +182,6 @@ def main() -> None:
     elif args.role == "gateway":
         import uvicorn
 
-        os.environ.setdefault("PYTHONUNBUFFERED", "1")
         uvicorn.run(gateway_app(args.nats_url), host="127.0.0.1", port=args.port, log_level="warning",
                     access_log=False, lifespan="on")
     else:

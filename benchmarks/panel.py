@@ -63,6 +63,10 @@ ANTHROPIC_BODY = json.dumps(
 # A route conversation is keyed by its first user message (RM-4): each load worker is one agent with a
 # conversation of its own, turn after turn (the first turn opens it; the rest continue it).
 ROUTE_MESSAGES = [{"role": "user", "content": "Agent {worker}: name one benchmark."}]
+# The provider's own stream: the baseline of route mode and of its floor.
+STREAM_BODY = json.dumps(
+    {"model": MEMBERS[0], "stream": True, "messages": [{"role": "user", "content": "x"}]}
+)
 SECTION_MARKER = "## "  # a seat's section starts with `## <label> — <alias>` (P-13)
 
 
@@ -430,8 +434,6 @@ def main() -> None:
 def route_runs(direct_url: str, panel_url: str, samples: int, seconds: float, pids: dict[str, int],
                cost: Cost) -> dict[str, Any]:
     """Route mode, streamed, at 1 and 32 concurrent conversations, each against the provider's own stream."""
-    asked = [{"role": "user", "content": "x"}]
-    stream_body = json.dumps({"model": MEMBERS[0], "stream": True, "messages": asked})
     route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
     out = {}
     for c in (1, 32):
@@ -440,7 +442,7 @@ def route_runs(direct_url: str, panel_url: str, samples: int, seconds: float, pi
         turns = samples if c == 1 else 10**9
         settle(pids)
         out[f"c{c}"] = {
-            "direct": summary(load(direct_url, stream_body, c, seconds, turns, "data:")),
+            "direct": summary(load(direct_url, STREAM_BODY, c, seconds, turns, "data:")),
             "route": cost.of(partial(load, panel_url, route_body, c, seconds, turns, "data:")),
         }
     return out
@@ -449,16 +451,14 @@ def route_runs(direct_url: str, panel_url: str, samples: int, seconds: float, pi
 def floor_runs(direct_url: str, samples: int, seconds: float) -> dict[str, Any]:
     """The same streamed turns through route mode's hops with nothing of the product on them
     (`benchmarks/floor.py`), each concurrency against the provider's own stream in the same run."""
-    asked = [{"role": "user", "content": "x"}]
-    stream_body = json.dumps({"model": MEMBERS[0], "stream": True, "messages": asked})
     out = {}
     with floor_path(direct_url) as floor_url:
-        load(floor_url, stream_body, 4, 1.0, 8, "data:")  # warm-up: connections
+        load(floor_url, STREAM_BODY, 4, 1.0, 8, "data:")  # warm-up: connections
         for c in (1, 32):
             turns = samples if c == 1 else 10**9
             out[f"c{c}"] = {
-                "direct": summary(load(direct_url, stream_body, c, seconds, turns, "data:")),
-                "floor": summary(load(floor_url, stream_body, c, seconds, turns, "data:")),
+                "direct": summary(load(direct_url, STREAM_BODY, c, seconds, turns, "data:")),
+                "floor": summary(load(floor_url, STREAM_BODY, c, seconds, turns, "data:")),
             }
     return out
 
