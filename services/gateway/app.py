@@ -85,7 +85,10 @@ def create_app(
             if ops is not None:
                 await ops.stop()
 
-    app = FastAPI(title="Benchwarmers gateway", lifespan=lifespan, docs_url=None, redoc_url=None)
+    # FastAPI's own OpenTelemetry hooks off: the gateway's metrics are Prometheus's (the ops port), and with
+    # them on every request first asks OpenTelemetry whether anything is configured.
+    app = FastAPI(title="Benchwarmers gateway", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  telemetry={"tracing": False, "metrics": False, "logs": False})
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

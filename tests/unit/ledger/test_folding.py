@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+import tracemalloc
 from typing import cast
 
 import pytest
@@ -38,6 +39,21 @@ def test_an_undecodable_event_is_skipped() -> None:
     newer = b'{"type": "from_a_newer_schema"}'
     pulled = [(1, encode_event(events[0])), (2, newer), (3, encode_event(events[1]))]
     assert prepare(pulled) == fold_batch([(1, events[0]), (3, events[1])])
+
+
+def test_a_batch_is_decoded_as_it_is_folded_not_held_whole() -> None:
+    """Only the rows outlive each event: a batch decoded whole first held every event besides its rows
+    (the ledger's peak while catching up grew with the batch size)."""
+    long = "an answer a seat gave " * 20
+    pulled = [(i + 1, encode_event(completed(f"{P}.m{i}", answer=long))) for i in range(2_000)]
+    tracemalloc.start()
+    try:
+        rows = prepare(pulled)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(rows.seats) == 2_000
+    assert peak < 1.5 * held, (peak, held)
 
 
 @pytest.mark.parametrize("was_enabled", [True, False])
