@@ -1,8 +1,9 @@
 """The transport: a durable pull consumer on the `BENCH_CALLS` work queue, shared by every caller replica,
 with a standing request at the server (`StandingPull`), so a queued call reaches a caller at once.
 
-Each call runs in its own task and heartbeats (`in_progress`) while the provider works; its events are
-published before the ack, so a caller that dies mid-call leaves the call to be redelivered, never lost.
+Each call runs in its own task and heartbeats (`in_progress`) while the provider works and until its
+events are stored; they are published before the ack, so a caller that dies mid-call leaves the call to be
+redelivered, never lost. A call that may have been answered already is looked up first (`redelivery`).
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js import api as js_api
-from nats.js.errors import BadRequestError
+from nats.js.errors import BadRequestError, NotFoundError
 from pydantic import ValidationError
 
 from services.caller.call_metrics import count_call
 from services.caller.config_wait import ConfigWait
 from services.caller.limit_book import LimitBook
 from services.caller.limit_events import QuotaNews, limits_learned
+from services.caller.redelivery import may_be_answered
 from services.caller.seat_events import cooldown_started, seat_completed, seat_expired
 from services.caller.upstream import Upstream
 from shared import bus, metrics, subjects
@@ -38,7 +40,7 @@ MAX_DELIVER = 5
 MAX_ACK_PENDING = 20_000
 PULL_WINDOW = 64
 QUEUE_LOOK_S = 5.0
-PUBLISH_TRIES = 3
+PUBLISH_PATIENCE_S = 60.0
 
 
 def consumer_config(settings: CallerSettings) -> js_api.ConsumerConfig:
@@ -73,6 +75,7 @@ class CallConsumer:
         self.inflight: dict[asyncio.Task[None], Msg] = {}
         self._pull: StandingPull | None = None
         self._watch: asyncio.Task[None] | None = None
+        self._reconnects, self._connected_at = int(nc.stats["reconnects"]), time.time()
 
     async def start(self) -> None:
         await ensure_consumer(self.js, self.settings)
@@ -113,19 +116,47 @@ class CallConsumer:
         # This task's context is its own (a copy), so the ids are bound without restoring anything after;
         # `bound_contextvars` would read every context variable on the way in.
         structlog.contextvars.bind_contextvars(call=call.call, panel=call.panel)
+        delivered = msg.metadata.num_delivered
+        # Held until the events are stored: a publish that waits out a NATS restart must not let the call go
+        # to another caller meanwhile.
         heartbeat = asyncio.create_task(self._heartbeat(msg))
         try:
-            events = await self._run(call, msg.metadata.num_delivered)
+            stored_at = msg.metadata.timestamp.timestamp()
+            if may_be_answered(delivered, stored_at, self._connected_since()) and await self._answered(call):
+                log.info("call_already_answered", delivered=delivered)
+                events: list[EventBase] = []
+            else:
+                events = await self._run(call, delivered)
+                await self._publish(events)
         finally:
             heartbeat.cancel()
-        await self._publish(events)
         await msg.ack()
-        done = events[0]
+        done = events[0] if events else None
         if isinstance(done, SeatCompleted):  # logged once the answer is on its way, not before
             count_call(done.alias, done.connection, done.status, done.seconds, done.waited_s, done.paced)
             log.info("call_finished", status=done.status, seconds=done.seconds, attempts=done.attempts,
                      http_status=done.http_status, paced=done.paced, served_by=done.served_by,
-                     swap=done.swap, error=done.error[:200])
+                     swap=done.swap, error=done.error[:200], delivered=delivered)
+
+    def _connected_since(self) -> float:
+        """When this caller's current connection began, or a little later (so never too early): a reconnect
+        is noticed by the first call handled after it."""
+        reconnects = int(self.nc.stats["reconnects"])
+        if reconnects != self._reconnects:
+            self._reconnects, self._connected_at = reconnects, time.time()
+        return self._connected_at
+
+    async def _answered(self, call: SeatCall) -> bool:
+        """Whether a `SeatCompleted` for this call is stored (by the caller that held it before, or by the
+        gateway that gave up on it). A failed look counts as no: a call made twice beats a call lost."""
+        try:
+            await self.js.get_last_msg(subjects.EVENTS_STREAM, subjects.seat_subject(call.call))
+        except NotFoundError:
+            return False
+        except Exception as exc:
+            log.warning("answer_lookup_failed", error=f"{type(exc).__name__}: {exc}"[:200])
+            return False
+        return True
 
     async def _heartbeat(self, msg: Msg) -> None:
         """Tell the server we still hold the call, so it is not redelivered while the provider thinks."""
@@ -153,16 +184,21 @@ class CallConsumer:
         return events if quotas is None else [*events, quotas]
 
     async def _publish(self, events: list[EventBase]) -> None:
-        """Events first, ack after: a publish that keeps failing leaves the call to be redelivered."""
+        """Events first, ack after. A paid answer is worth waiting for: the call stays held (heartbeats)
+        while the bus is away, for up to `PUBLISH_PATIENCE_S`; only then is it left to be redelivered."""
+        give_up = time.monotonic() + PUBLISH_PATIENCE_S
         for event in events:
-            for attempt in range(1, PUBLISH_TRIES + 1):
+            pause = 0.2
+            while True:
                 try:
                     await bus.publish_event(self.js, event)
                     break
-                except Exception:
-                    if attempt == PUBLISH_TRIES:
+                except Exception as exc:
+                    if time.monotonic() + pause >= give_up:
                         raise
-                    await asyncio.sleep(0.2 * attempt)
+                    log.warning("event_publish_retried", error=f"{type(exc).__name__}: {exc}"[:200])
+                    await asyncio.sleep(pause)
+                    pause = min(2 * pause, 2.0)
 
     async def stop(self) -> None:
         """Stop taking calls and finish those in flight within the drain (`BENCH_DRAIN_S`): a call handed

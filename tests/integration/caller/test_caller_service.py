@@ -225,6 +225,35 @@ async def test_a_caller_killed_mid_call_loses_nothing(
     assert len(stored) == 1 and stored[0]["caller"] == other.instance
 
 
+async def test_a_call_handed_out_again_after_its_answer_was_stored_is_not_paid_twice(
+    nc: bus.NATS, provider: FakeProvider, callers: Callable[..., CallerProcess]
+) -> None:
+    """As after NATS was killed before saving which calls it had handed out: the call comes again as a first
+    delivery, stored before the caller's connection began, while its answer is already in BENCH_EVENTS."""
+    call = seat_call(provider, "s-answered")
+    earlier = SeatCompleted(id=f"seat:{call.call}", call=call.call, panel=call.panel, seat=call.seat,
+                            alias=call.alias, served=call.served, endpoint=call.endpoint,
+                            connection=call.connection, status="ok", seconds=0.3, answer="from before")
+    await bus.publish_event(nc.jetstream(), earlier)
+    await send(nc, call)
+    caller = callers(caller_env())
+    assert await wait_until(lambda: _zero(nc))  # taken and acked
+    assert not [r for r in provider.requests() if r["body"]["model"] == "s-answered"]
+    assert (await completion_of(nc, call)).answer == "from before"
+    assert [e["delivered"] for e in caller.log_events() if e.get("event") == "call_already_answered"] == [1]
+
+
+async def test_a_call_handed_out_again_without_an_answer_is_made(
+    nc: bus.NATS, provider: FakeProvider, callers: Callable[..., CallerProcess]
+) -> None:
+    """The look finds nothing (its caller died before publishing): the call is made, once."""
+    call = seat_call(provider, "s-unanswered")
+    await send(nc, call)
+    callers(caller_env())
+    assert (await completion_of(nc, call)).status == "ok"
+    assert len([r for r in provider.requests() if r["body"]["model"] == "s-unanswered"]) == 1
+
+
 def holder_of(call: SeatCall, *procs: CallerProcess) -> tuple[CallerProcess, CallerProcess] | None:
     """The caller that logged starting this call, and the other one."""
     for proc in procs:
