@@ -388,7 +388,8 @@ def main() -> None:
             warm, soaked = soak(panel_url, route_body, args.soak_minutes, pids)
         steal = steal_share(ticks_before, cpu_ticks())
         after_label = f"after a {args.soak_minutes:g}-minute soak" if warm else "after the runs"
-        memory = memory_report(idle, rss.peaks, soaked or snapshot(stack_pids), after_label, warm)
+        memory = memory_report(idle, rss.peaks, soaked or snapshot(stack_pids), after_label, warm,
+                               rss.pss_peaks)
         speed_after = python_speed()
         over = panel1["p50_ms"] - direct1["p50_ms"]
         over_b = panel1b["p50_ms"] - direct1b["p50_ms"]
@@ -413,6 +414,7 @@ def main() -> None:
                 "overhead_ratio_seeded": over_b / over if over > 0 else float("nan"),
                 "memory": memory,
                 "peak_rss_mb_c128": round(rss128.peaks.total / 2**20, 1),
+                "peak_pss_mb_c128": round(rss128.pss_peaks.total / 2**20, 1),
                 "steal_share": steal,
                 "python_speed_ms": [round(speed_before, 1), round(speed_after, 1)],
                 "cpu_ms_per_panel_c128": {
@@ -580,7 +582,7 @@ def print_report(r: dict[str, Any]) -> None:
     )
     cpu = r["cpu_ms_per_panel_c128"]
     print("  CPU ms per panel at c=128: " + ", ".join(f"{k} {v}" for k, v in cpu.items()))
-    print_memory(r["memory"], r["peak_rss_mb_c128"])
+    print_memory(r["memory"], r["peak_rss_mb_c128"], r.get("peak_pss_mb_c128"))
     if r.get("steal_share") is not None:
         stolen = 100 * r["steal_share"]
         print(f"  CPU time stolen by the hypervisor during the runs: {stolen:.1f}% of busy time "
@@ -591,7 +593,7 @@ def print_report(r: dict[str, Any]) -> None:
               f"{after:.1f} ms after (compare it between reports: a slower machine slows every figure)")
 
 
-def print_memory(m: dict[str, Any], peak_c128: float) -> None:
+def print_memory(m: dict[str, Any], peak_c128: float, pss_c128: float | None = None) -> None:
     print(f"  memory, RSS MB (idle / peak / {m['after']}):")
     for name, v in m["per_process_mb"].items():
         growth = m.get("soak_growth_mb", {}).get(name)
@@ -600,8 +602,10 @@ def print_memory(m: dict[str, Any], peak_c128: float) -> None:
     rss, pss = m["total_rss_mb"], m["total_pss_mb"]
     print(f"    {'stack (RSS)':<14} {rss['idle']:7.1f} / {rss['peak']:7.1f} / {rss['after']:7.1f}"
           f"  (peak during panels at c=128: {peak_c128:.1f})")
-    print(f"    {'stack (PSS)':<14} {pss['idle']:7.1f} /       - / {pss['after']:7.1f}"
-          "  (shared pages counted once: what the machine gives the stack)")
+    pss_peak = f"{pss['peak']:7.1f}" if pss.get("peak") is not None else "      -"
+    at_c128 = f", peak during panels at c=128: {pss_c128:.1f}" if pss_c128 is not None else ""
+    print(f"    {'stack (PSS)':<14} {pss['idle']:7.1f} / {pss_peak} / {pss['after']:7.1f}"
+          f"  (shared pages counted once: what the machine gives the stack{at_c128})")
 
 
 if __name__ == "__main__":

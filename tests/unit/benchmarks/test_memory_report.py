@@ -22,13 +22,16 @@ def test_the_report_gives_idle_peak_after_and_the_growth_over_a_soak() -> None:
     after = Snapshot({"a": 31 * MB, "b": 40 * MB}, {"a": 26 * MB, "b": 35 * MB})
     peaks = Peaks()
     peaks.add({"a": 50 * MB, "b": 60 * MB})
-    report = memory_report(idle, peaks, after, "after a 10-minute soak", warm)
+    pss_peaks = Peaks()
+    pss_peaks.add({"a": 40 * MB, "b": 45 * MB})
+    report = memory_report(idle, peaks, after, "after a 10-minute soak", warm, pss_peaks)
     assert report["per_process_mb"] == {"a": {"idle": 10.0, "peak": 50.0, "after": 31.0},
                                         "b": {"idle": 20.0, "peak": 60.0, "after": 40.0}}
     assert report["total_rss_mb"] == {"idle": 30.0, "peak": 110.0, "after": 71.0}
-    assert report["total_pss_mb"] == {"idle": 20.0, "after": 61.0}
+    assert report["total_pss_mb"] == {"idle": 20.0, "peak": 85.0, "after": 61.0}
     assert report["soak_growth_mb"] == {"a": 1.0, "b": 0.0}
-    assert "soak_growth_mb" not in memory_report(idle, peaks, after, "after the runs")
+    unsampled = memory_report(idle, peaks, after, "after the runs")
+    assert "soak_growth_mb" not in unsampled and unsampled["total_pss_mb"]["peak"] is None  # type: ignore[index]
 
 
 def test_a_snapshot_of_this_process_sees_its_memory_and_a_gone_process_as_none() -> None:
