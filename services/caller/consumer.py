@@ -17,7 +17,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js import api as js_api
-from nats.js.errors import BadRequestError, NotFoundError
+from nats.js.errors import BadRequestError
 from pydantic import ValidationError
 
 from services.caller.call_metrics import count_call
@@ -31,6 +31,7 @@ from shared import bus, metrics, subjects
 from shared.commands import SeatCall
 from shared.events import EventBase, SeatCompleted
 from shared.ids import utcnow
+from shared.seat_wait import stored_completion
 from shared.settings import CallerSettings
 from shared.standing_pull import StandingPull
 
@@ -116,12 +117,13 @@ class CallConsumer:
         # This task's context is its own (a copy), so the ids are bound without restoring anything after;
         # `bound_contextvars` would read every context variable on the way in.
         structlog.contextvars.bind_contextvars(call=call.call, panel=call.panel)
-        delivered = msg.metadata.num_delivered
+        meta = msg.metadata  # parsed from the reply subject on every access: once here
+        delivered = meta.num_delivered
         # Held until the events are stored: a publish that waits out a NATS restart must not let the call go
         # to another caller meanwhile.
         heartbeat = asyncio.create_task(self._heartbeat(msg))
         try:
-            stored_at = msg.metadata.timestamp.timestamp()
+            stored_at = meta.timestamp.timestamp()
             if may_be_answered(delivered, stored_at, self._connected_since()) and await self._answered(call):
                 log.info("call_already_answered", delivered=delivered)
                 events: list[EventBase] = []
@@ -150,13 +152,10 @@ class CallConsumer:
         """Whether a `SeatCompleted` for this call is stored (by the caller that held it before, or by the
         gateway that gave up on it). A failed look counts as no: a call made twice beats a call lost."""
         try:
-            await self.js.get_last_msg(subjects.EVENTS_STREAM, subjects.seat_subject(call.call))
-        except NotFoundError:
-            return False
+            return await stored_completion(self.nc, call.call) is not None
         except Exception as exc:
             log.warning("answer_lookup_failed", error=f"{type(exc).__name__}: {exc}"[:200])
             return False
-        return True
 
     async def _heartbeat(self, msg: Msg) -> None:
         """Tell the server we still hold the call, so it is not redelivered while the provider thinks."""
