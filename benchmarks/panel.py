@@ -345,6 +345,8 @@ def main() -> None:
         panel_url = stack.url + "/v1/chat/completions"
         stack_pids = {c.name: c.proc.pid for c in stack.children if c.proc}
         stack_pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
+        if stack.zygote is not None and stack.zygote.proc is not None:
+            stack_pids["zygote"] = stack.zygote.proc.pid  # what the forked services share is counted here too
         pids = {**stack_pids, "fake-provider": provider.pid}
         settle(pids)
         idle = snapshot(stack_pids)
@@ -478,6 +480,8 @@ def route_only(args: argparse.Namespace) -> None:
         configure(stack.url, provider.base_url)
         stack_pids = {c.name: c.proc.pid for c in stack.children if c.proc}
         stack_pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
+        if stack.zygote is not None and stack.zygote.proc is not None:
+            stack_pids["zygote"] = stack.zygote.proc.pid  # what the forked services share is counted here too
         pids = {**stack_pids, "fake-provider": provider.pid}
         monitor = f"http://127.0.0.1:{stack.nats.monitor_port}" if stack.nats else None
         panel_url = stack.url + "/v1/chat/completions"

@@ -34,7 +34,7 @@ def process_names(pid: int) -> dict[str, int]:
         if cmd[1:3] == ["-m", "services"]:  # the composition root: named by its first service
             service = cmd[3]
         else:
-            service = cmd[2].removeprefix("services.") if cmd[1:2] == ["-m"] else Path(cmd[0]).name
+            service = cmd[2].rpartition(".")[2] if cmd[1:2] == ["-m"] else Path(cmd[0]).name
         names[f"{service}-{counts.get(service, 0)}"] = child.pid
         counts[service] = counts.get(service, 0) + 1
     return names

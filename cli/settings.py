@@ -63,6 +63,9 @@ class UpSettings(BaseSettings):
         default=None, validation_alias=AliasChoices("BENCH_NATS_CREDENTIALS")
     )
     start_timeout_s: float = Field(default=120.0, gt=0, validation_alias=AliasChoices("BENCH_START_TIMEOUT"))
+    # The services but the callers forked from one image of their shared imports (`shared.zygote`, Linux);
+    # false: each starts an interpreter of its own, as `python -m services.<name>` does in a container.
+    fork_services: bool = Field(default=True, validation_alias=AliasChoices("BENCH_FORK_SERVICES"))
 
 
 SERVICE_SETTINGS: tuple[type[BaseSettings], ...] = (

@@ -13,7 +13,7 @@ import contextlib
 import json
 import os
 import socket
-import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
@@ -23,6 +23,7 @@ from pathlib import Path
 
 import nats.errors as nats_errors
 
+from cli.forked import Zygote
 from cli.restarts import Restarts
 from cli.secrets_file import SECRETS_ENV, secrets_path
 from shared import bus, processes
@@ -32,6 +33,9 @@ from shared.natsserver import NatsServer, ServerTls, free_port
 from shared.subjects import health_subject
 
 SERVICES = ("ledger", "seater", "caller", "prober", "gateway")
+# Forked from one image of their imports (`shared.zygote`): every service but the callers, whose provider
+# keys must not pass through another process. Linux only (the tie to the zygote's life is Linux's prctl).
+FORKED = frozenset(SERVICES) - {"caller"} if sys.platform.startswith("linux") else frozenset()
 
 
 @dataclass
@@ -40,7 +44,9 @@ class Child:
     index: int
     env: dict[str, str]
     log_path: Path
-    proc: subprocess.Popen[bytes] | None = None
+    # Forks the service from its image when set (`shared.zygote`), else a new interpreter starts it.
+    zygote: Zygote | None = None
+    proc: processes.Process | None = None
     restarts: int = 0
     backoff: Restarts = field(default_factory=Restarts)
 
@@ -50,8 +56,11 @@ class Child:
 
     def start(self) -> None:
         """Spawn the service; it dies with the calling thread, so start it from the supervisor's main one."""
-        self.proc = processes.spawn(processes.service_command(self.service), self.log_path,
-                                    env=self.env, die_with_parent=True)
+        command = processes.service_command(self.service)
+        if self.zygote is not None:
+            self.proc = self.zygote.spawn(command, self.env, self.log_path)
+        else:
+            self.proc = processes.spawn(command, self.log_path, env=self.env, die_with_parent=True)
         self.backoff.started(time.monotonic())
 
     def alive(self) -> bool:
@@ -94,6 +103,9 @@ class Stack:
     children: list[Child] = field(default_factory=list)
     nats: NatsServer | None = None
     nats_backoff: Restarts = field(default_factory=Restarts)
+    # False: every service starts in an interpreter of its own, as in a container (BENCH_FORK_SERVICES).
+    fork_services: bool = True
+    zygote: Zygote | None = None
 
     def start(self, timeout: float = 60.0) -> Stack:
         """Start everything and wait until it answers; on any failure stop what did start, then raise."""
@@ -126,6 +138,10 @@ class Stack:
         # glibc gives every thread that allocates an arena of its own, and keeps what it freed there: the
         # ledger's DuckDB and worker threads grew by tens of MB that way. Two arenas cost nothing here.
         base_env.setdefault("MALLOC_ARENA_MAX", "2")
+        logs = self.home / "logs"
+        if self.fork_services and FORKED:
+            self.zygote = Zygote(env_for("zygote", base_env), logs / "zygote.log")
+            self.zygote.start()
         for service in SERVICES:
             for index in range(self.replicas.get(service, 1)):
                 env = env_for(service, base_env)
@@ -134,7 +150,8 @@ class Stack:
                     port = free_port() if index else self.port
                     env["BENCH_PORT"] = str(port)
                     self.gateway_ports.append(port)
-                child = Child(service, index, env, self.home / "logs" / f"{service}-{index}.log")
+                zygote = self.zygote if service in FORKED else None
+                child = Child(service, index, env, logs / f"{service}-{index}.log", zygote)
                 child.start()
                 self.children.append(child)
         self.wait_ready(timeout)
@@ -223,6 +240,8 @@ class Stack:
         # The gateway first (no new work), the ledger last (it folds what the others published).
         for child in sorted(self.children, key=lambda c: SERVICES.index(c.service), reverse=True):
             child.stop()
+        if self.zygote is not None:
+            self.zygote.stop()
         if self.nats is not None:
             self.nats.stop()
 
@@ -253,7 +272,7 @@ class ChildExited(RuntimeError):
         super().__init__(f"{self.summary}\n{text[-3000:]}")
 
 
-def tend(name: str, proc: subprocess.Popen[bytes] | None, backoff: Restarts, launch: Callable[[], None],
+def tend(name: str, proc: processes.Process | None, backoff: Restarts, launch: Callable[[], None],
          log: Path | None, now: float, where: str = "") -> list[str]:
     """One supervised process: start it again if it died (at once, or once its pause is over)."""
     if backoff.waiting():

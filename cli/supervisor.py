@@ -76,7 +76,8 @@ def run(settings: UpSettings) -> int:
     if port_taken(settings.port):
         raise CliError(f"BENCH_PORT {settings.port} is taken by another program; pick a free BENCH_PORT")
     stack = Stack(home=settings.home, port=settings.port, nats_url=settings.nats_url or None,
-                  credentials=settings.nats_credentials, replicas={"seater": settings.seaters})
+                  credentials=settings.nats_credentials, replicas={"seater": settings.seaters},
+                  fork_services=settings.fork_services)
     logs = settings.home / "logs"
     say(f"data: {settings.home}")
     say(f"logs: {logs}")

@@ -17,8 +17,23 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+class Process(Protocol):
+    """What the supervisor needs of a child: a `subprocess.Popen`, or a service the zygote forked."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
 
 
 def die_with_us() -> Callable[[], None] | None:
@@ -80,14 +95,14 @@ def wait_ready(proc: subprocess.Popen[bytes], ready: Callable[[], bool], timeout
     return False
 
 
-def send(proc: subprocess.Popen[bytes] | None, sig: int) -> None:
+def send(proc: Process | None, sig: int) -> None:
     """Signal the process by its PID if it still runs."""
     if proc is not None and proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(proc.pid, sig)
 
 
-def stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> int | None:
+def stop(proc: Process | None, timeout: float = 10.0) -> int | None:
     """SIGTERM, wait up to `timeout`, then SIGKILL and wait again. Returns the exit code when the
     process ended on its own or on SIGTERM, None when it had to be killed (or never started)."""
     if proc is None or proc.poll() is not None:
@@ -100,8 +115,23 @@ def stop(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> int | N
         return None
 
 
-def kill(proc: subprocess.Popen[bytes] | None, timeout: float = 10.0) -> None:
+def kill(proc: Process | None, timeout: float = 10.0) -> None:
     """SIGKILL and wait for the process to be reaped."""
     if proc is not None and proc.poll() is None:
         send(proc, signal.SIGKILL)
         proc.wait(timeout)
+
+
+def wait_gone(pid: int, timeout: float = 10.0) -> bool:
+    """Until no process has `pid` or it is a zombie (not ours to reap): True, or False after `timeout`.
+    Linux (`/proc`): it watches what the zygote forked, which only runs there."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[-1].split()[0] == "Z":
+                    return True
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        time.sleep(0.02)
+    return False

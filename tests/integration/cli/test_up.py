@@ -186,7 +186,8 @@ def test_a_killed_nats_is_started_again_on_its_port_and_the_services_reconnect(u
     wait_until("nats-server again", lambda: f"nats-server (exit -9) died; restarted it on {url}"
                in log.read_text(), 30, proc, log)
     assert cmd in [c for pid, c in descendants(proc.pid).items() if pid != nats]  # same config: port, store
-    service_logs = sorted((ups.home / "logs").glob("*.log"))
+    # Every service's (two seaters), beside the zygote's own (what it forked logs to the service's).
+    service_logs = sorted(path for path in (ups.home / "logs").glob("*.log") if path.stem != "zygote")
     assert len(service_logs) == len(SERVICES) + 1
 
     def all_reconnected() -> bool:
@@ -197,10 +198,32 @@ def test_a_killed_nats_is_started_again_on_its_port_and_the_services_reconnect(u
     assert "exited" not in log.read_text() and "died; restarted it (its log" not in log.read_text()
 
 
+def test_a_killed_zygote_takes_its_services_along_and_every_one_is_started_again(ups: BenchUps) -> None:
+    proc, log = ups.start()
+    stack = ups.ready(proc, log)
+    zygote = next(pid for pid, cmd in stack.items() if cmd.endswith("-m shared.zygote"))
+    forked = {pid: service_of(cmd) for pid, cmd in stack.items() if psutil.Process(pid).ppid() == zygote}
+    assert sorted(filter(None, forked.values())) == ["gateway", "ledger", "prober", "seater", "seater"]
+    os.kill(zygote, signal.SIGKILL)
+
+    def all_back() -> bool:
+        now = descendants(proc.pid)
+        return services_of(now) == sorted([*SERVICES, "seater"]) and not set(forked) & set(now)
+
+    wait_until("every forked service started again", all_back, 60, proc, log)
+    wait_until("the restarted gateway's /health", lambda: health_ok(ups.url), 60, proc, log)
+    for name in ("ledger-0", "seater-0", "seater-1", "prober-0", "gateway-0"):
+        assert f"{name} (exit -9) died; restarted it" in log.read_text()
+    assert "caller-0 (exit" not in log.read_text()  # not forked: untouched
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(60) == 0, log.read_text()[-3000:]
+
+
 def test_kill_9_of_bench_up_leaves_no_process_and_the_next_starts_clean(ups: BenchUps) -> None:
     proc, log = ups.start()
     stack = ups.ready(proc, log)
-    assert len(stack) == len(SERVICES) + 2  # NATS, the services, a second seater
+    assert len(stack) == len(SERVICES) + 3  # NATS, the services, a second seater, the zygote
+    assert [cmd for cmd in stack.values() if cmd.endswith("-m shared.zygote")] != []
     proc.kill()
     proc.wait(10)
     end = time.monotonic() + GONE_S

@@ -1,0 +1,166 @@
+"""A process that has imported what every service imports, and forks the services from that image.
+
+Every Python service pays 35-50 MB for its interpreter and its imports (asyncio, pydantic, structlog,
+nats-py, our shared package...), the same in every process. A service forked from a process that has already
+imported them shares those pages copy-on-write until it writes to them, so the stack's memory (PSS: a page
+shared by n processes counts 1/n in each) drops; each stays a process of its own, with its own PID, session,
+environment, log and command line (`ps` shows `python -m services.ledger`, as if it had been started so).
+The garbage collector's view of the imported objects is frozen before the first fork (`gc.freeze`), so a
+collection in a service does not copy their pages.
+
+`python -m shared.zygote` reads spawn requests from stdin, one JSON line each (`id`, `module`, `args`,
+`env`, `log`), and answers on stdout: `{"id", "pid"}` (or `{"id", "error"}`), then `{"exited", "code"}` when
+that process ends (a code as `subprocess.Popen.returncode` gives it). `cli.forked` is the supervisor's side.
+
+The callers are never forked from it: provider keys would have to pass through the zygote to reach them,
+and keys live in the callers' processes only. A forked service is killed by the kernel if the zygote dies
+(Linux's parent-death signal), and the zygote if the thread that started it dies, as a supervised child is
+(`shared.processes`): a `kill -9` of the supervisor leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import importlib
+import json
+import os
+import runpy
+import select
+import signal
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import setproctitle
+
+from shared import processes
+from shared.lean import leave_out
+
+# What every service imports, imported once before the first fork: the shared package and, through it,
+# asyncio, uvloop, pydantic, pydantic-settings, structlog, nats-py and prometheus-client. What one service
+# alone uses (DuckDB, FastAPI) it imports itself: a page only one process reads gains nothing from being
+# shared, and once that process writes it (a reference count) the zygote's copy is held beside its own.
+PRELOADED = ("shared.runtime", "shared.settings", "shared.logging", "shared.events", "shared.commands",
+             "shared.config_state", "shared.bus", "shared.rpc", "shared.ops")
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a forked child runs: `python -m <module> <args...>` as it would, in this process."""
+
+    module: str
+    args: tuple[str, ...]
+
+
+def preload() -> None:
+    for name in PRELOADED:
+        importlib.import_module(name)
+    if threading.active_count() != 1:
+        raise SystemExit(f"zygote: importing started threads ({threading.enumerate()}); forking is unsafe")
+    gc.collect()
+    gc.freeze()
+
+
+def serve(requests: int, replies: IO[str]) -> Job:
+    """Fork a child for each request line read from the `requests` descriptor until it closes (then exit).
+    Returns only in a forked child, with what it is to run."""
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so SIGCHLD writes to the wake-up pipe
+    me, pending = os.getpid(), b""
+    while True:
+        ready, _, _ = select.select([requests, wake_r], [], [])
+        if wake_r in ready:
+            with contextlib.suppress(BlockingIOError):
+                os.read(wake_r, 512)
+            reap(replies)
+        if requests not in ready:
+            continue
+        data = os.read(requests, 65536)
+        if not data:
+            raise SystemExit(0)
+        *lines, pending = (pending + data).split(b"\n")
+        for line in lines:
+            request = parse(line)
+            if isinstance(request, str):
+                tell(replies, {"id": None, "error": request})
+                continue
+            ask, job, env, log = request
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                become(job, env, log, me, (wake_r, wake_w))
+                return job
+            tell(replies, {"id": ask, "pid": pid})
+
+
+def parse(line: bytes) -> tuple[int, Job, dict[str, str], Path] | str:
+    """A spawn request, or what is wrong with it."""
+    try:
+        request = json.loads(line)
+        return (int(request["id"]), Job(str(request["module"]), tuple(map(str, request["args"]))),
+                {str(k): str(v) for k, v in request["env"].items()}, Path(request["log"]))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return f"bad request: {exc!r}"
+
+
+def reap(replies: IO[str]) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        tell(replies, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
+
+
+def tell(replies: IO[str], message: Mapping[str, Any]) -> None:
+    replies.write(json.dumps(message) + "\n")
+    replies.flush()
+
+
+def become(job: Job, env: Mapping[str, str], log: Path, zygote: int, fds: Sequence[int]) -> None:
+    """In the forked child: a session, stdio, environment and name of its own; tied to the zygote's life."""
+    os.setsid()
+    # What `ps` shows, as if it had been started as `python -m <module>`: its command line and name.
+    setproctitle.setproctitle(" ".join([sys.executable, "-m", job.module, *job.args]))
+    setproctitle.setthreadtitle(Path(sys.executable).name)
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(processes.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != zygote:  # the zygote died before the tie was made
+        os._exit(1)
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for fd in fds:
+        os.close(fd)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(out)
+    os.environ.clear()
+    os.environ.update(env)
+    sys.argv = [f"-m {job.module}", *job.args]
+
+
+def main() -> None:
+    leave_out("rich", "aiohttp")  # as every forked service does first (shared/lean.py)
+    preload()
+    job = serve(sys.stdin.fileno(), sys.stdout)
+    runpy.run_module(job.module, run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()
