@@ -54,7 +54,6 @@ class Zygote:
         self.proc: subprocess.Popen[str] | None = None
         self._asked: dict[int, list[str]] = {}  # request id -> its command, until answered
         self._answers: dict[int, Forked | str] = {}
-        self._forked: dict[int, Forked] = {}  # pid -> the process, until it ends
         self._lock = threading.Condition()
         self._next_id = 0
 
@@ -99,29 +98,30 @@ class Zygote:
         return answer
 
     def _read(self, proc: subprocess.Popen[str]) -> None:
+        """Follow one zygote's answers until it ends; `forked` is what it forked, until each ends."""
         assert proc.stdout is not None
+        forked: dict[int, Forked] = {}
         for line in proc.stdout:
             message = json.loads(line)
             with self._lock:
                 if "exited" in message:
-                    ended = self._forked.pop(message["exited"], None)
+                    ended = forked.pop(message["exited"], None)
                     if ended is not None:
                         ended.ended(message["code"])
                 elif "pid" in message:
-                    forked = Forked(message["pid"], self._asked.pop(message["id"], []))
-                    self._forked[forked.pid] = self._answers[message["id"]] = forked
+                    made = Forked(message["pid"], self._asked.pop(message["id"], []))
+                    forked[made.pid] = self._answers[message["id"]] = made
                 elif message.get("id") is not None:  # a request it refused (a line without an id: not ours)
                     self._asked.pop(message["id"], None)
                     self._answers[message["id"]] = str(message.get("error"))
                 self._lock.notify_all()
         proc.wait()
-        # The zygote ended: the kernel kills what it forked (their tie to it); none can be waited on now.
         with self._lock:
-            for forked in self._forked.values():
-                processes.wait_gone(forked.pid)
-                forked.ended(-signal.SIGKILL)
-            self._forked.clear()
-            self._lock.notify_all()
+            self._lock.notify_all()  # a spawn waiting on this zygote hears it ended
+        # The kernel kills what it forked (their tie to it); none of them can be waited on now.
+        for orphan in forked.values():
+            processes.wait_gone(orphan.pid)
+            orphan.ended(-signal.SIGKILL)
 
     def stop(self, timeout: float = 10.0) -> None:
         processes.stop(self.proc, timeout)
