@@ -94,7 +94,11 @@ def serve(requests: int, replies: IO[str]) -> Job:
             ask, job, env, log = request
             sys.stdout.flush()
             sys.stderr.flush()
-            pid = os.fork()
+            try:
+                pid = os.fork()
+            except OSError as exc:  # out of processes or memory: this one is refused, the zygote goes on
+                tell(replies, {"id": ask, "error": f"fork failed: {exc}"})
+                continue
             if pid == 0:
                 become(job, env, log, me, (wake_r, wake_w))
                 return job
