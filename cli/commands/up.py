@@ -41,7 +41,9 @@ def up() -> None:
     how many seaters run (2); NATS_URL uses an existing NATS instead of the embedded one. A service
     that dies, NATS included, is reported here and started again (after a growing pause if it keeps
     dying). The services end with bench up however it ends, kill -9 included. A bad setting stops it
-    before anything starts, with one line naming the variable.
+    before anything starts, with one line naming the variable. On Linux every service but the callers is
+    forked from one process that has imported what they share, which saves memory
+    (BENCH_FORK_SERVICES=false starts each in an interpreter of its own).
 
     Example:
 

@@ -107,10 +107,10 @@ class BenchUps:
         env.update({"BENCHWARMERS_HOME": str(self.home), "BENCH_PORT": str(self.port), **extra})
         return env
 
-    def start(self) -> tuple[subprocess.Popen[bytes], Path]:
+    def start(self, **extra: str) -> tuple[subprocess.Popen[bytes], Path]:
         log = self.logs / f"bench-up-{len(self.started)}.log"
         with open(log, "wb") as out:
-            proc = subprocess.Popen([*BENCH, "up"], cwd=ROOT, env=self.env(), stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen([*BENCH, "up"], cwd=ROOT, env=self.env(**extra), stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.started.append(proc)
         return proc, log
@@ -215,6 +215,16 @@ def test_a_killed_zygote_takes_its_services_along_and_every_one_is_started_again
     for name in ("ledger-0", "seater-0", "seater-1", "prober-0", "gateway-0"):
         assert f"{name} (exit -9) died; restarted it" in log.read_text()
     assert "caller-0 (exit" not in log.read_text()  # not forked: untouched
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(60) == 0, log.read_text()[-3000:]
+
+
+def test_without_forking_every_service_is_an_interpreter_of_its_own(ups: BenchUps) -> None:
+    proc, log = ups.start(BENCH_FORK_SERVICES="false")
+    stack = ups.ready(proc, log)
+    assert services_of(stack) == sorted([*SERVICES, "seater"])
+    assert not [cmd for cmd in stack.values() if "shared.zygote" in cmd]
+    assert {psutil.Process(pid).ppid() for pid in stack} == {proc.pid}  # each the supervisor's own child
     proc.send_signal(signal.SIGINT)
     assert proc.wait(60) == 0, log.read_text()[-3000:]
 
