@@ -101,9 +101,14 @@ def memory_report(idle: Snapshot, peaks: Peaks, after: Snapshot, after_label: st
 
     each = {name: {"idle": mb(idle.rss[name]), "peak": mb(peaks.each.get(name, 0)),
                    "after": mb(after.rss[name])} for name in idle.rss}
+    # A page shared by the forked services (shared/zygote.py) is in each one's RSS; PSS splits it among them.
+    each_pss = {name: {"idle": mb(idle.pss[name]),
+                       "peak": mb(pss_peaks.each.get(name, 0)) if pss_peaks else None,
+                       "after": mb(after.pss[name])} for name in idle.pss}
     report: dict[str, object] = {
         "after": after_label,
         "per_process_mb": each,
+        "per_process_pss_mb": each_pss,
         "total_rss_mb": {"idle": mb(idle.total_rss()), "peak": mb(peaks.total),
                          "after": mb(after.total_rss())},
         "total_pss_mb": {"idle": mb(idle.total_pss()), "peak": mb(pss_peaks.total) if pss_peaks else None,

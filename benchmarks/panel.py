@@ -598,11 +598,14 @@ def print_report(r: dict[str, Any]) -> None:
 
 
 def print_memory(m: dict[str, Any], peak_c128: float, pss_c128: float | None = None) -> None:
-    print(f"  memory, RSS MB (idle / peak / {m['after']}):")
+    print(f"  memory, MB (idle / peak / {m['after']}), RSS | PSS:")
     for name, v in m["per_process_mb"].items():
         growth = m.get("soak_growth_mb", {}).get(name)
-        soaked = f"  (grew {growth:+.1f} over the soak once warm)" if growth is not None else ""
-        print(f"    {name:<14} {v['idle']:7.1f} / {v['peak']:7.1f} / {v['after']:7.1f}{soaked}")
+        soaked = f"  (RSS grew {growth:+.1f} over the soak once warm)" if growth is not None else ""
+        p = m["per_process_pss_mb"][name]
+        pss_peak = f"{p['peak']:6.1f}" if p["peak"] is not None else "     -"
+        print(f"    {name:<14} {v['idle']:7.1f} / {v['peak']:7.1f} / {v['after']:7.1f} | "
+              f"{p['idle']:6.1f} / {pss_peak} / {p['after']:6.1f}{soaked}")
     rss, pss = m["total_rss_mb"], m["total_pss_mb"]
     print(f"    {'stack (RSS)':<14} {rss['idle']:7.1f} / {rss['peak']:7.1f} / {rss['after']:7.1f}"
           f"  (peak during panels at c=128: {peak_c128:.1f})")

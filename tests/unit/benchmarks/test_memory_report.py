@@ -27,11 +27,14 @@ def test_the_report_gives_idle_peak_after_and_the_growth_over_a_soak() -> None:
     report = memory_report(idle, peaks, after, "after a 10-minute soak", warm, pss_peaks)
     assert report["per_process_mb"] == {"a": {"idle": 10.0, "peak": 50.0, "after": 31.0},
                                         "b": {"idle": 20.0, "peak": 60.0, "after": 40.0}}
+    assert report["per_process_pss_mb"] == {"a": {"idle": 5.0, "peak": 40.0, "after": 26.0},
+                                            "b": {"idle": 15.0, "peak": 45.0, "after": 35.0}}
     assert report["total_rss_mb"] == {"idle": 30.0, "peak": 110.0, "after": 71.0}
     assert report["total_pss_mb"] == {"idle": 20.0, "peak": 85.0, "after": 61.0}
     assert report["soak_growth_mb"] == {"a": 1.0, "b": 0.0}
     unsampled = memory_report(idle, peaks, after, "after the runs")
     assert "soak_growth_mb" not in unsampled and unsampled["total_pss_mb"]["peak"] is None  # type: ignore[index]
+    assert unsampled["per_process_pss_mb"]["a"] == {"idle": 5.0, "peak": None, "after": 26.0}  # type: ignore[index]
 
 
 def test_a_snapshot_of_this_process_sees_its_memory_and_a_gone_process_as_none() -> None:
