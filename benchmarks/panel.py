@@ -206,6 +206,16 @@ def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
     return out
 
 
+def stack_processes(stack: Stack) -> dict[str, int]:
+    """Every process of the stack by name: its services, nats-server and the zygote (what the forked
+    services share is counted in its memory too)."""
+    pids = {c.name: c.proc.pid for c in stack.children if c.proc}
+    pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
+    if stack.zygote is not None and stack.zygote.proc is not None:
+        pids["zygote"] = stack.zygote.proc.pid
+    return pids
+
+
 def configure(url: str, base: str) -> None:
     with httpx.Client(base_url=url, timeout=30) as client:
 
@@ -343,10 +353,7 @@ def main() -> None:
         direct_url = provider.base_url + "/chat/completions"
         direct_body = json.dumps({"model": MEMBERS[0], "messages": [{"role": "user", "content": "x"}]})
         panel_url = stack.url + "/v1/chat/completions"
-        stack_pids = {c.name: c.proc.pid for c in stack.children if c.proc}
-        stack_pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
-        if stack.zygote is not None and stack.zygote.proc is not None:
-            stack_pids["zygote"] = stack.zygote.proc.pid  # what the forked services share is counted here too
+        stack_pids = stack_processes(stack)
         pids = {**stack_pids, "fake-provider": provider.pid}
         settle(pids)
         idle = snapshot(stack_pids)
@@ -478,10 +485,7 @@ def route_only(args: argparse.Namespace) -> None:
     try:
         stack.start()
         configure(stack.url, provider.base_url)
-        stack_pids = {c.name: c.proc.pid for c in stack.children if c.proc}
-        stack_pids["nats-server"] = stack.nats.proc.pid if stack.nats and stack.nats.proc else 0
-        if stack.zygote is not None and stack.zygote.proc is not None:
-            stack_pids["zygote"] = stack.zygote.proc.pid  # what the forked services share is counted here too
+        stack_pids = stack_processes(stack)
         pids = {**stack_pids, "fake-provider": provider.pid}
         monitor = f"http://127.0.0.1:{stack.nats.monitor_port}" if stack.nats else None
         panel_url = stack.url + "/v1/chat/completions"

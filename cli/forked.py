@@ -6,9 +6,7 @@ in for `subprocess.Popen` with what the zygote reports: its PID at once, its exi
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -39,11 +37,6 @@ class Forked:
             raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
         assert self.returncode is not None
         return self.returncode
-
-    def send_signal(self, sig: int) -> None:
-        if self.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, sig)
 
 
 class Zygote:

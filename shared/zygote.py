@@ -21,7 +21,6 @@ and keys live in the callers' processes only. A forked service is killed by the 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import gc
 import importlib
 import json
@@ -31,7 +30,7 @@ import select
 import signal
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -73,7 +72,7 @@ def serve(requests: int, replies: IO[str]) -> Job:
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so SIGCHLD writes to the wake-up pipe
-    me, pending = os.getpid(), b""
+    tie, pending = processes.die_with_us(), b""  # each child is tied to this process's life
     while True:
         ready, _, _ = select.select([requests, wake_r], [], [])
         if wake_r in ready:
@@ -100,7 +99,7 @@ def serve(requests: int, replies: IO[str]) -> Job:
                 tell(replies, {"id": ask, "error": f"fork failed: {exc}"})
                 continue
             if pid == 0:
-                become(job, env, log, me, (wake_r, wake_w))
+                become(job, env, log, tie, (wake_r, wake_w))
                 return job
             tell(replies, {"id": ask, "pid": pid})
 
@@ -131,17 +130,16 @@ def tell(replies: IO[str], message: Mapping[str, Any]) -> None:
     replies.flush()
 
 
-def become(job: Job, env: Mapping[str, str], log: Path, zygote: int, fds: Sequence[int]) -> None:
-    """In the forked child: a session, stdio, environment and name of its own; tied to the zygote's life."""
+def become(job: Job, env: Mapping[str, str], log: Path, tie: Callable[[], None] | None,
+           fds: Sequence[int]) -> None:
+    """In the forked child: a session, stdio, environment and name of its own; tied to the zygote's life
+    (`tie`, as a supervised child is tied to its supervisor's)."""
     os.setsid()
     # What `ps` shows, as if it had been started as `python -m <module>`: its command line and name.
     setproctitle.setproctitle(" ".join([sys.executable, "-m", job.module, *job.args]))
     setproctitle.setthreadtitle(Path(sys.executable).name)
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(processes.PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != zygote:  # the zygote died before the tie was made
-        os._exit(1)
+    if tie is not None:
+        tie()
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     for fd in fds:
