@@ -35,13 +35,16 @@ STOPPED = "stopped: the gateway moved on from this member"
 @dataclass
 class Stop:
     """Set when the call must end now, with why (the gateway failed over, or this caller is stopping):
-    cancels the call's work, if it runs (no task waits for the stop)."""
+    cancels the task doing the call's work, if it runs (no task waits for the stop). Only the first `set`
+    cancels: the call takes back exactly the one cancellation it caused (`RouteCaller.call`)."""
 
     why: str = STOPPED
     stopped: bool = False
-    work: asyncio.Task[CallOutcome] | None = None
+    work: asyncio.Task[object] | None = None
 
     def set(self, why: str = STOPPED) -> None:
+        if self.stopped:
+            return
         self.why, self.stopped = why, True
         if self.work is not None:
             self.work.cancel()
@@ -104,15 +107,7 @@ class RouteCaller:
         started = loop.time() if accepted is None else accepted
         progress = Progress(emit, started, loop.time() + max(0.0, seat.deadline - time.time()), read_all)
         tally, open_ticket = Tally(), OpenTicket()
-        timed = self._timed(seat, first_piece_s, progress, tally, open_ticket)
-        work = stop.work = asyncio.create_task(timed)
-        if stop.stopped:
-            work.cancel()
-        try:
-            await asyncio.wait({work})
-        finally:
-            stop.work = None
-        outcome = CallOutcome(error=stop.why) if work.cancelled() else work.result()
+        outcome = await self._stoppable(seat, first_piece_s, progress, tally, open_ticket, stop)
         if open_ticket.ticket is not None:  # cut short: the estimate stands
             await self.upstream.pacer.settle(seat, open_ticket.ticket, open_ticket.tokens, [])
         key = self.upstream.keys.key_for(seat.endpoint)
@@ -120,6 +115,25 @@ class RouteCaller:
         report = CallReport(outcome, tally.attempts, tally.usage, loop.time() - started, tally.paced,
                             round(tally.waited_s, 3), tally.quotas)
         return RouteReport(report, progress.first_piece_s)
+
+    async def _stoppable(self, seat: SeatCall, window_s: float, progress: Progress, tally: Tally,
+                         open_ticket: OpenTicket, stop: Stop) -> CallOutcome:
+        """The call's work in the caller's own task, so the request leaves before anything else this
+        process queued (the acceptance's reply among them): no task of its own, no loop turn to start it.
+        A stop cancels this task; the one cancellation it caused is taken back here, any other goes on."""
+        if stop.stopped:
+            return CallOutcome(error=stop.why)
+        task = asyncio.current_task()
+        assert task is not None
+        stop.work = task
+        try:
+            return await self._timed(seat, window_s, progress, tally, open_ticket)
+        except asyncio.CancelledError:
+            if not stop.stopped or task.uncancel() > 0:
+                raise
+            return CallOutcome(error=stop.why)
+        finally:
+            stop.work = None
 
     async def _timed(self, seat: SeatCall, window_s: float, progress: Progress, tally: Tally,
                      open_ticket: OpenTicket) -> CallOutcome:

@@ -127,11 +127,14 @@ class RouteRelay:
 
     async def accept(self, call: RouteCall) -> RouteAccepted:
         """Take the call: its cancel is heard from now on (the gateway may give up the moment it hears
-        back), and it runs in a task of its own once the acceptance has gone."""
+        back), and it runs in a task of its own. That task starts first, and its request is on its way to
+        the provider (or held by pacing) before the acceptance is even built: the acceptance is not on the
+        way to the first byte, the request is."""
         stop = self.stops[call.relay] = Stop()
         task = asyncio.create_task(self._run(call, stop, asyncio.get_running_loop().time()))
         self.running[task] = stop
         task.add_done_callback(partial(self._finished, call.relay))
+        await asyncio.sleep(0)
         return RouteAccepted(caller=self.instance)
 
     def _finished(self, relay: str, task: asyncio.Task[None]) -> None:

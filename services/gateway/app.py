@@ -30,7 +30,7 @@ from services.gateway.route_mode.desk import RouteDesk
 from services.gateway.routes import bench, health
 from services.gateway.routes.extras import extra_endpoint
 from services.gateway.routes.fallback import CATCH_ALL, Fallback, shown_path
-from services.gateway.routes.generate import generation_endpoint
+from services.gateway.routes.generate import PlainRoute, generation_endpoint
 from shared import bus, subjects
 from shared.bus_credentials import BusLogin
 from shared.config_state import ConfigState
@@ -100,7 +100,8 @@ def create_app(
     app.add_middleware(AccessLog)
     for fmt in FORMATS:
         for path in fmt.routes:
-            app.add_api_route(path, generation_endpoint(fmt), methods=["POST"])
+            app.router.add_api_route(path, generation_endpoint(fmt), methods=["POST"],
+                                     route_class_override=PlainRoute)
         for route in fmt.extra_routes():
             app.add_api_route(route.path, extra_endpoint(fmt, route), methods=[route.method])
     for path in ("/v1/models", "/models"):

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
+from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import request_response
 
 from services.gateway.context import GatewayContext
 from services.gateway.deliver import error_response
@@ -21,6 +24,16 @@ from services.gateway.keys.admit import admit
 from services.gateway.panel.resolve import refuse_agentic
 from shared.access import caller_of
 from shared.refusal import Refusal
+
+
+class PlainRoute(APIRoute):
+    """A generation route as `/openapi.json` knows it, served as a plain Starlette route: its endpoint takes
+    the request and answers a response, so FastAPI's dependency solving and its two exit stacks a request
+    would do nothing for it, and they are on the way to every first byte."""
+
+    def __init__(self, path: str, endpoint: Callable[[Request], Awaitable[Response]], **kwargs: Any) -> None:
+        super().__init__(path, endpoint, **kwargs)
+        self.app = request_response(endpoint)
 
 
 def generation_endpoint(fmt: Format) -> Callable[[Request], Awaitable[Response]]:
