@@ -36,7 +36,7 @@ STOPPED = "stopped: the gateway moved on from this member"
 class Stop:
     """Set when the call must end now, with why (the gateway failed over, or this caller is stopping):
     cancels the task doing the call's work, if it runs (no task waits for the stop). Only the first `set`
-    cancels: the call takes back exactly the one cancellation it caused (`RouteCaller.call`)."""
+    cancels: the call takes back exactly the one cancellation it caused (`RouteCaller._stoppable`)."""
 
     why: str = STOPPED
     stopped: bool = False
