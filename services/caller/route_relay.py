@@ -3,11 +3,10 @@
 A gateway asks on `bench.rpc.caller.route` (queue `callers`: one caller takes it) and is answered at once;
 the call runs in a task of its own (started before the answer, so the provider's request leaves first),
 publishing numbered `RelayFrame`s on the gateway's relay subject as the member's chunks arrive, and ends
-with `end` or `fail`. The gateway stops a member it gave up on by
-publishing on the relay's cancel subject; every caller hears every cancel on one wildcard subscription (a
-call costs no SUB and UNSUB of its own) and stops the call it holds under that relay, if any. Afterwards
-the call's usage (`CallUsed`) and what its failure teaches about limits (cooldown, stated limits, quotas)
-go to the stream, as for a seat.
+with `end` or `fail`. The gateway stops a member it gave up on by publishing on the relay's cancel subject;
+every caller hears every cancel on one wildcard subscription (a call costs no SUB and UNSUB of its own) and
+stops the call it holds under that relay, if any. Afterwards the call's usage (`CallUsed`) and what its
+failure teaches about limits (cooldown, stated limits, quotas) go to the stream, as for a seat.
 """
 
 from __future__ import annotations
