@@ -4,8 +4,10 @@ Messages wait in a bounded queue: while the fold writes one batch, the next gath
 full the subscription stops taking messages. The server then stops too: the consumer acknowledges all
 deliveries up to one (ack-all) every quarter of `max_ack_pending`, and the server sends no more than that
 many unacknowledged. (Flow control alone did not hold it: a 1M-event rebuild overflowed nats-py's 256 MB
-pending buffer with ~180,000 slow-consumer drops.) An acknowledgement says "queued", not "folded": the
-ledger's own position says what is folded, and a delivery never comes twice (`max_deliver=1`).
+pending buffer with ~180,000 slow-consumer drops.) Only those acknowledgements go out: nats-py would
+otherwise acknowledge every delivery after its callback too (`manual_ack`), one message more per event
+for the ledger and the server. An acknowledgement says "queued", not "folded": the ledger's own position
+says what is folded, and a delivery never comes twice (`max_deliver=1`).
 
 The consumer is an ephemeral push consumer this module replaces itself, always from the sequence after
 the last one it handed out: when the server no longer knows it (a NATS restart loses it), and when a
@@ -43,7 +45,7 @@ class EventStream(Protocol):
     async def subscribe(
         self, subject: str, *, stream: str | None = None, cb: Any = None,
         config: js_api.ConsumerConfig | None = None, idle_heartbeat: float | None = None,
-        flow_control: bool = False,
+        flow_control: bool = False, manual_ack: bool = False,
     ) -> Any: ...
 
 
@@ -77,7 +79,7 @@ class Follower:
         self._delivered = 0
         self._sub = await self.js.subscribe(
             subjects.EVENTS_ALL, stream=subjects.EVENTS_STREAM, cb=self._on_msg, config=config,
-            idle_heartbeat=HEARTBEAT_S, flow_control=True,
+            idle_heartbeat=HEARTBEAT_S, flow_control=True, manual_ack=True,
         )
 
     async def _resubscribe(self, why: str) -> None:

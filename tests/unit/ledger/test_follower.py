@@ -18,14 +18,16 @@ class Stream:
     def __init__(self) -> None:
         self.starts: list[int | None] = []
         self.configs: list[js_api.ConsumerConfig] = []
+        self.manual_ack: list[bool] = []
 
     async def subscribe(
         self, subject: str, *, stream: str | None = None, cb: Any = None,
         config: js_api.ConsumerConfig | None = None, idle_heartbeat: float | None = None,
-        flow_control: bool = False,
+        flow_control: bool = False, manual_ack: bool = False,
     ) -> Any:
         assert config is not None
         self.starts.append(config.opt_start_seq)
+        self.manual_ack.append(manual_ack)
         self.configs.append(config)
         return SimpleNamespace(unsubscribe=self.nothing, consumer_info=self.nothing)
 
@@ -61,6 +63,7 @@ async def test_the_server_may_have_only_so_much_out_unacknowledged() -> None:
     assert config.ack_policy == js_api.AckPolicy.ALL and config.max_ack_pending == 20
     assert config.max_deliver == 1  # never delivered twice, acknowledged or not
     assert acks == [5, 10]
+    assert stream.manual_ack == [True]  # nats-py acknowledges nothing on its own
 
 
 async def test_a_lost_delivery_starts_a_new_consumer_after_the_last_event_handed_out() -> None:
