@@ -7,10 +7,10 @@ on one seat in ten) are folded into a fresh ledger file THROUGH THE FOLD: events
 ledger's `batch_max`, by the ledger's own fold loop (`services.ledger.folding`: each batch decoded from
 its JSON, mapped by `fold_batch` and written by `Store.apply`), as the ledger does
 with what it pulls from the stream (the events are made and encoded ahead, ten batches at a time, outside
-the timing). Then, on the full file: `bench report` over the last 30 days (a month at that rate), a typical
-`bench sql` query, an export of one day's rows, file sizes. `--nats N` also times a rebuild through a real
-NATS server (a ledger catching up on a stream holding N seats' events: `bench ledger rebuild` without the
-HTTP hop).
+the timing). Then DuckDB's own memory against the ledger's cap and, on the full file: `bench report` over
+the last 30 days (a month at that rate), a typical `bench sql` query, an export of one day's rows, file
+sizes. `--nats N` also times a rebuild through a real NATS server (a ledger catching up on a stream
+holding N seats' events: `bench ledger rebuild` without the HTTP hop).
 
 Timed figures are medians of repeats, and the fold is also given in events per CPU second (what it costs
 whatever else the machine runs); the machine-speed line (benchmarks.panel's fixed Python workload) says
@@ -35,7 +35,7 @@ from pathlib import Path
 from benchmarks.panel import python_speed
 from services.ledger import folding
 from services.ledger.ledger import REBUILD_WAIT_S, Ledger
-from services.ledger.store import Store, exports_of
+from services.ledger.store import MEMORY_LIMIT, Store, exports_of
 from shared import bus
 from shared.commands import ExportRequest, ReportRequest
 from shared.events import (
@@ -211,6 +211,8 @@ def one_size(seats: int, workdir: Path, batch_max: int) -> None:
           f"{folded.events / folded.seconds:,.0f} events/s, median chunk of {CHUNK} batches "
           f"{statistics.median(folded.rates):,.0f} events/s; {folded.cpu_s:,.1f} s of CPU: "
           f"{folded.events / folded.cpu_s:,.0f} events per CPU second")
+    print(f"{'':13} DuckDB's memory after the fold: {duckdb_memory(store)} (cap {MEMORY_LIMIT}; "
+          "it keeps the blocks it touched up to the cap)")
     month = ReportRequest(since=END - MONTH, until=END)
     print(f"{'':13} bench report over the month: {median_s(store.report, month):.3f} s (median of {REPEATS})")
     print(f"{'':13} bench sql (seats per model, last 7 days): {median_s(store.sql, SQL, 1000):.3f} s")
@@ -221,6 +223,14 @@ def one_size(seats: int, workdir: Path, batch_max: int) -> None:
           f"{mb(size_of(path))}")
     shutil.rmtree(exports_of(path), ignore_errors=True)
     path.unlink()
+
+
+def duckdb_memory(store: Store) -> str:
+    """DuckDB's own account of its memory, by what holds it (table blocks, key indexes, ...)."""
+    rows = store.con.execute("SELECT tag, memory_usage_bytes FROM duckdb_memory() "
+                             "WHERE memory_usage_bytes > 0 ORDER BY memory_usage_bytes DESC").fetchall()
+    held = ", ".join(f"{tag.lower()} {mb(n)}" for tag, n in rows)
+    return f"{mb(sum(n for _, n in rows))} ({held})" if rows else "none"
 
 
 def export_day(store: Store, day: date) -> tuple[float, int]:

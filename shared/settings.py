@@ -144,10 +144,10 @@ class LedgerSettings(BusSettings):
     # DuckDB's worker threads (BENCH_DUCKDB_THREADS): one keeps the fold off the request path's cores;
     # raise it for heavy analytics on a big machine.
     duckdb_threads: int = 1
-    # DuckDB's memory cap (BENCH_DUCKDB_MEMORY_LIMIT, DuckDB's own syntax: "25%", "1GB"). Not smaller than
-    # the ledger's working set: its key indexes grow with the ledger and cannot spill, so a 64MB cap stopped
-    # the fold (Out of Memory) near 600k seats. A share of the machine, not DuckDB's own 80%.
-    duckdb_memory_limit: str = "25%"
+    # DuckDB's memory cap (BENCH_DUCKDB_MEMORY_LIMIT, DuckDB's own syntax: "192MB", "1GB", "10%"): what the
+    # ledger's buffer pool settles at, since DuckDB keeps the blocks it touched until the cap. Above the
+    # checkpoint threshold plus a batch's stage (services/ledger/store.py says what was measured).
+    duckdb_memory_limit: str = "192MB"
     # How much WAL DuckDB gathers before it checkpoints (BENCH_DUCKDB_CHECKPOINT_THRESHOLD): what is not yet
     # checkpointed is held in memory, and more of it means fewer rewrites of the key indexes on a big ledger
     # (services/ledger/store.py says what was measured).
