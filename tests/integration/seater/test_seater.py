@@ -152,12 +152,17 @@ def block_of(panel: str) -> int:
 
 async def slots_settled(nc: bus.NATS, replicas: int) -> None:
     """Until plans have come from `replicas` leased slots (blocks 0-e): each replica's slot settles for a
-    moment after its claim, and plans meanwhile reserve drawn ids (block f)."""
+    moment after its claim, and plans meanwhile reserve drawn ids (block f). Returns once every one of
+    these plans is in the stream (a leased plan's reply may come before its event is stored)."""
     seen: set[int] = set()
+    panels: list[str] = []
     end = time.monotonic() + 15
     while len(seen) < replicas:
         assert time.monotonic() < end, f"plans came from leased slots {seen} only"
-        seen |= {block_of((await ask(nc)).panel)} - {SLOTS}
+        panels.append((await ask(nc)).panel)
+        seen |= {block_of(panels[-1])} - {SLOTS}
+    for panel in panels:
+        await stored_plan(nc, panel)
 
 
 async def test_a_plan_is_answered_over_nats_and_recorded(nc: bus.NATS, seaters: Seaters) -> None:
