@@ -347,6 +347,9 @@ class VerdictRecorded(EventBase):
     call: str
     alias: str
     useful: bool
+    # The shape of the panel the call sat in, as the ledger folded it ("" for a route conversation): the
+    # seater tallies verdicts per shape from this, with no map of every panel it ever seated.
+    shape: str = ""
     note: str = ""
     real: list[str] = Field(default_factory=list)
     false_claims: list[str] = Field(default_factory=list, alias="false")

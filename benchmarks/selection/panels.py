@@ -145,7 +145,7 @@ class PanelSim:
             if said is None:
                 continue
             self.rotation.apply(VerdictRecorded(id=f"verdict:{seat.call}", call=seat.call, alias=seat.alias,
-                                                useful=said))
+                                                useful=said, shape=draft.shape))
             if model is self.changed and self.run.notice is None:
                 self.run.notice = number - self.setup.change_at + 1
 

@@ -128,5 +128,5 @@ def run_picking(seed: int, setup: PickSetup) -> PickRun:
             said = setup.judge.verdict(rng, useful)
             if said is not None:
                 rotation.apply(VerdictRecorded(id=f"verdict:{seat.call}", call=seat.call, alias=seat.alias,
-                                               useful=said))
+                                               useful=said, shape=draft.shape))
     return run

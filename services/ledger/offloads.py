@@ -35,6 +35,7 @@ class SeatFacts:
     seconds: float
     error: str
     purpose: str = "panel"
+    shape: str = ""  # the panel's (P-4); "" for a route conversation
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def decide_verdict(
     content = json.dumps([req.useful, note, list(real), list(false)], separators=(",", ":"))
     event = VerdictRecorded(
         id=event_id("verdict", req.call, digest(content), str(stored.seq if stored else 0)),
-        at=now, by=req.by, call=req.call, alias=seat.alias, useful=req.useful, note=note,
+        at=now, by=req.by, call=req.call, alias=seat.alias, useful=req.useful, shape=seat.shape, note=note,
         real=list(real), false_claims=list(false),
     )
     return Record(event, offload_entry(seat, now, req.useful, note, real, false))

@@ -280,8 +280,9 @@ class Store:
         cur = self.con.cursor()
         try:
             seat = cur.execute(
-                "SELECT call, alias, seat, task, status, seconds, error, purpose FROM seats "
-                f"WHERE call = ? AND {OFFLOADS}",
+                "SELECT s.call, s.alias, s.seat, s.task, s.status, s.seconds, s.error, s.purpose, "
+                "coalesce(p.shape, '') FROM seats s LEFT JOIN panels p ON p.panel = s.panel "
+                f"WHERE s.call = ? AND s.{OFFLOADS}",
                 [call],
             ).fetchone()
             verdict = cur.execute(

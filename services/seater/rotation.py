@@ -40,11 +40,6 @@ def as_utc(when: datetime) -> datetime:
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
-def panel_of(call: str) -> str:
-    """`<panel>.member1` → `<panel>` (route calls `<conv>.1` give the conversation id)."""
-    return call.rsplit(".", 1)[0]
-
-
 @dataclass
 class Tally:
     judged: int = 0
@@ -94,7 +89,6 @@ class Verdict:
 class Rotation:
     seated: dict[str, datetime] = field(default_factory=dict)  # alias → latest seat time
     cooling_until: dict[str, datetime] = field(default_factory=dict)
-    panel_shapes: dict[str, str] = field(default_factory=dict)  # panel → shape, to place verdicts
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # call → its latest verdict (C-13)
     overall: dict[str, Tally] = field(default_factory=dict)
     by_shape: dict[tuple[str, str], Tally] = field(default_factory=dict)
@@ -111,7 +105,6 @@ class Rotation:
         if seq and seq <= self.seq:
             return
         if isinstance(event, PanelSeated):
-            self.panel_shapes[event.panel] = event.shape
             self._seat((s.alias for s in event.seats), as_utc(event.at))
             self.holds.pop(event.panel, None)
         elif isinstance(event, SeatCompleted) and event.purpose in UNPLANNED_SEATS:
@@ -140,7 +133,7 @@ class Rotation:
         if before is not None:
             self._count(before, -1)
         number = before.number if before is not None else self.judgements
-        now = Verdict(event.alias, self.panel_shapes.get(panel_of(event.call), ""), event.useful, number)
+        now = Verdict(event.alias, event.shape, event.useful, number)
         self.verdicts[event.call] = now
         self._count(now, +1)
 

@@ -16,7 +16,7 @@ import pytest
 
 from cli.stack import Stack
 from tests.e2e.clients import Clients, check_all_text, clients, gemini_text, ndjson, sse_frames
-from tests.e2e.conftest import Admin, logs_on_failure
+from tests.e2e.conftest import Admin, logs_on_failure, wait_until
 from tests.fakes.provider import FakeProvider
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(200))
@@ -246,6 +246,22 @@ def test_a21_a_merged_reply_starts_with_the_mergers_answer(env: Env) -> None:
 def test_without_a_merger_set_a_member_merges(env: Env) -> None:
     bench = bench_of(chat(env, "bench/merge-free:merged", "pick one"))
     assert bench["reply"] == "merged" and bench["merger"]["alias"] in ("mrg-b", "mrg-a")
+
+
+def test_a_useful_verdict_makes_its_model_the_merger_on_its_panels_shape(env: Env) -> None:
+    """The verdict carries its panel's shape from the ledger to the seater, which ranks mergers by it."""
+    first = bench_of(chat(env, "bench/merge-free:merged", "which of the two is right?"))
+    assert first["merger"]["alias"] == "mrg-b"  # nobody has a verdict: the members in order
+    seat = next(s for s in first["seats"] if s["alias"] == "mrg-a")
+    answer = env.sdk.http.post("/bench/verdict", json={"call": seat["call"], "useful": True})
+    assert answer.status_code == 200, answer.text
+
+    def merged_by_a() -> bool:
+        again = bench_of(chat(env, "bench/merge-free:merged", "which of the two is right?"))
+        assert again["shape"] == first["shape"]
+        return bool(again["merger"]["alias"] == "mrg-a")
+
+    wait_until(merged_by_a, what="the verdict to reach the seater's tally for its shape")
 
 
 def test_a22_a_failing_merger_leaves_every_answer_and_a_note(env: Env) -> None:

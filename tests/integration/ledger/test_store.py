@@ -54,16 +54,20 @@ def test_a_failed_batch_leaves_neither_rows_nor_position(tmp_path: Path) -> None
 def test_facts_for_the_offload_rules(tmp_path: Path) -> None:
     store = Store(tmp_path / "l.duckdb")
     store.apply(fold_batch([
-        (1, completed(f"{P}.member1", alias="a")),
-        (2, completed(f"{P}.member2", alias="b", status="error", error="boom")),
-        (3, completed("p2.member1", alias="a", collection="other")),
-        (4, recorded(f"{P}.member1", "a", True, "ok then", n=1)),
-        (5, recorded(f"{P}.member1", "a", False, "wrong", n=2)),
-        (6, recorded("p2.member1", "a", True, "", n=3)),
-    ]), 6)
+        (1, seated(P)),
+        (2, completed(f"{P}.member1", alias="a")),
+        (3, completed(f"{P}.member2", alias="b", status="error", error="boom")),
+        (4, completed("p2.member1", alias="a", collection="other")),
+        (5, recorded(f"{P}.member1", "a", True, "ok then", n=1)),
+        (6, recorded(f"{P}.member1", "a", False, "wrong", n=2)),
+        (7, recorded("p2.member1", "a", True, "", n=3)),
+    ]), 7)
     seat, verdict = store.verdict_facts(f"{P}.member1")
     assert seat is not None and (seat.alias, seat.status, seat.seat) == ("a", "ok", "member")
-    assert verdict is not None and (verdict.seq, verdict.useful, verdict.note) == (5, False, "wrong")
+    assert seat.shape == "code"  # its panel's, for the seater's tallies per shape
+    other = store.verdict_facts("p2.member1")[0]
+    assert other is not None and other.shape == ""  # its panel's plan is not in the ledger
+    assert verdict is not None and (verdict.seq, verdict.useful, verdict.note) == (6, False, "wrong")
     assert verdict.false == ("sql injection",)
     assert store.verdict_facts("nope") == (None, None)
     assert store.pending_facts([f"{P}.member1", f"{P}.member2", "nope"]) == {

@@ -22,7 +22,7 @@ from shared.ids import digest
 NOW = datetime(2026, 12, 3, 23, 59, tzinfo=UTC)
 CALL = "p20261202-093000-abcd.member1"
 SEAT = SeatFacts(call=CALL, alias="a", seat="member", task="fix it (bench/core, code)", status="ok",
-                 seconds=1.26, error="")
+                 seconds=1.26, error="", shape="code")
 
 
 def req(useful: bool = True, note: str | None = None, real: list[str] | None = None,
@@ -65,6 +65,7 @@ def test_first_verdict_with_blank_note_keeps_the_seat_note() -> None:
     assert isinstance(decision, Record)
     event = decision.event
     assert (event.call, event.alias, event.useful, event.note) == (CALL, "a", True, "member; ok in 1.3s")
+    assert event.shape == "code"  # the seater tallies it under its panel's shape
     assert event.real == ["the race"] and event.false_claims == [] and event.by == "local" and event.at == NOW
     assert event.id.startswith(f"verdict:{CALL}:") and event.id.endswith(":0")
     assert decision.entry == {"date": "2026-12-03", "model": "a", "task": "fix it (bench/core, code)",

@@ -38,7 +38,8 @@ def judged(shape: str, verdicts: list[tuple[str, bool]]) -> Rotation:
     rotation.apply(PanelSeated(id="seated:p1", panel="p1", collection="core", shape=shape, shape_by="x",
                                seats=[]))
     for i, (alias, useful) in enumerate(verdicts):
-        rotation.apply(VerdictRecorded(id=f"v{i}", call=f"p1.member{i}", alias=alias, useful=useful))
+        rotation.apply(VerdictRecorded(id=f"v{i}", call=f"p1.member{i}", alias=alias, useful=useful,
+                                       shape=shape))
     return rotation
 
 

@@ -32,8 +32,8 @@ def completed(
                          purpose=purpose, status="ok", seconds=1.0)
 
 
-def verdict(call: str, alias: str, useful: bool, n: int = 0) -> VerdictRecorded:
-    return VerdictRecorded(id=f"verdict:{call}:{n}", call=call, alias=alias, useful=useful)
+def verdict(call: str, alias: str, useful: bool, n: int = 0, shape: str = "") -> VerdictRecorded:
+    return VerdictRecorded(id=f"verdict:{call}:{n}", call=call, alias=alias, useful=useful, shape=shape)
 
 
 def fold(events: list[EventBase]) -> Rotation:
@@ -106,9 +106,9 @@ def test_verdicts_are_counted_per_alias_and_per_panel_shape() -> None:
     rotation = fold([
         seated("p1", at(0), "a", "b", shape="code"),
         seated("p2", at(1), "a", shape="prose"),
-        verdict("p1.member1", "a", True),
-        verdict("p1.member2", "b", False),
-        verdict("p2.member1", "a", False),
+        verdict("p1.member1", "a", True, shape="code"),
+        verdict("p1.member2", "b", False, shape="code"),
+        verdict("p2.member1", "a", False, shape="prose"),
         verdict("r9.1", "a", True),
     ])
     assert rotation.useful("a") == Tally(judged=3, useful=2)
@@ -121,11 +121,21 @@ def test_verdicts_are_counted_per_alias_and_per_panel_shape() -> None:
 def test_a_later_verdict_on_a_call_replaces_the_earlier_one() -> None:
     rotation = fold([
         seated("p1", at(0), "a", shape="code"),
-        verdict("p1.member1", "a", False, 1),
-        verdict("p1.member1", "a", True, 2),
+        verdict("p1.member1", "a", False, 1, "code"),
+        verdict("p1.member1", "a", True, 2, "code"),
     ])
     assert rotation.useful("a") == Tally(judged=1, useful=1)
     assert rotation.useful("a", "code").ratio == 1.0
+
+
+def test_the_rotation_keeps_nothing_per_panel_once_its_plan_came_back() -> None:
+    """A seater runs for months: what it folds per panel must not pile up (issue 16's flat memory)."""
+    rotation = Rotation()
+    for n in range(500):
+        rotation.hold(f"p{n}", ["a", "b"], at(n))
+        rotation.apply(seated(f"p{n}", at(n), "a", "b", shape=("code", "prose")[n % 2]))
+    sizes = {name: len(v) for name, v in vars(rotation).items() if isinstance(v, dict)}
+    assert max(sizes.values()) <= 2, sizes
 
 
 def test_recent_verdicts_weigh_more_halving_every_half_life_of_verdicts() -> None:
