@@ -228,7 +228,7 @@ class Upstream:
     ) -> CallOutcome:
         try:
             sent = httpx.Request(request.method, parsed_url(request.url), headers=request.headers,
-                                 content=request.text.encode(), extensions={"timeout": TIMEOUTS})
+                                 content=request.content, extensions={"timeout": TIMEOUTS})
             resp = await self.transport.handle_async_request(sent)
             try:
                 if not 200 <= resp.status_code < 300:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from starlette.requests import Request
 from starlette.types import Message
 
-from services.gateway.http import IMAGE_ADVICE, read_json_body
+from services.gateway.http import IMAGE_ADVICE, parse_json, read_json_body
 from shared.refusal import Refusal
 
 
@@ -82,6 +86,8 @@ async def test_the_body_must_be_a_json_object(body: bytes, message: str) -> None
         (b"[" * 100_000 + b"]" * 100_000, "body is not JSON"),
         (b'{"a": ' + b"[" * 70 + b"]" * 70 + b"}", "body is nested deeper than 64 levels"),
         (b'{"prompt": "\\ud800"}', "body is not valid Unicode (it has a lone surrogate escape"),
+        (b'{"prompt": "\xed\xa0\x80"}', "body is not valid Unicode (it has a lone surrogate escape"),
+        (b'{"a": 1} {"b": 2}', "body is not JSON"),
         (b"\xff\xfe{}", "body is not JSON"),
     ],
 )
@@ -98,3 +104,30 @@ async def test_paired_surrogates_and_moderate_nesting_are_fine() -> None:
     req, _ = request(body, JSON)
     read = await read_json_body(req, 1000)
     assert read["a"] == "\U0001f600"
+
+
+async def test_what_only_the_strict_reading_takes_is_still_read() -> None:
+    """A byte-order mark, or UTF-16: the fast parser refuses them, the strict one reads them as before."""
+    for body in (b'\xef\xbb\xbf{"a": "\xc3\xa9"}', '{"a": "é"}'.encode("utf-16")):
+        req, _ = request(body, JSON)
+        assert await read_json_body(req, 1000) == {"a": "é"}
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(value=st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=4), ascii_only=st.booleans())
+def test_a_body_reads_as_json_loads_reads_it(value: dict[str, object], ascii_only: bool) -> None:
+    raw = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    try:
+        expected = json.loads(raw)
+        json.dumps(expected, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # hypothesis' text holds lone surrogates too: those are refused
+        with pytest.raises(Refusal, match="lone surrogate"):
+            parse_json(raw)
+        return
+    assert parse_json(raw) == expected
