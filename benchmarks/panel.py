@@ -14,6 +14,8 @@ explorers (5 seats a panel), then measures with `loadgen` in a separate process:
     after the runs, or after a soak of `--soak-minutes` (env `BENCH_SOAK_MINUTES`; the issue's figure is
     10) of panels and route turns at 32 concurrent, with each process's growth over the soak once warm,
   * route mode's total time as well as its first byte, each against the provider's own,
+  * an agent-sized route turn (`benchmarks/agent_turn.py`: 100 KB with 20 tools) at concurrency 1, against
+    the provider given the same body: where a turn's per-byte work shows,
   * what a panel and a route turn cost the stack: CPU ms (all its processes) and NATS messages per request,
     figures a busy shared machine moves far less than it moves latency.
 Before each latency run and the CPU count the stack is let settle (quiet), so no run shares the machine
@@ -40,6 +42,7 @@ from typing import Any
 import httpx
 import psutil
 
+from benchmarks.agent_turn import AGENT_TOOLS, agent_body
 from benchmarks.floor import floor_path
 from benchmarks.memory import RssSampler, memory_report, snapshot
 from cli.stack import Stack
@@ -226,7 +229,8 @@ def configure(url: str, base: str) -> None:
 
         post("/api/endpoint", {"name": "fake", "base": base})
         for served in MEMBERS + EXPLORERS:
-            post("/api/models", {"served": served, "endpoint": "fake", "context_window": 32000})
+            post("/api/models", {"served": served, "endpoint": "fake", "context_window": 128_000,
+                                 "tools": True})
         post("/api/collection", {"name": "core", "members": MEMBERS, "description": "benchmark panel"})
 
 
@@ -381,6 +385,7 @@ def main() -> None:
             )
             route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
             route_ttfb = route_runs(direct_url, panel_url, args.samples, args.seconds, pids, cost)
+            agent_turn = agent_turn_runs(direct_url, panel_url, args.samples, pids)
             settle(pids)
             floor = floor_runs(direct_url, args.samples, args.seconds)
             settle(pids)
@@ -412,6 +417,7 @@ def main() -> None:
                 "direct_stream_c32": direct_stream32,
                 "anthropic_stream_c32": anthropic32,
                 "route_ttfb": route_ttfb,
+                "agent_turn_c1": agent_turn,
                 "route_floor": floor,
                 "direct_c1_seeded": direct1b,
                 "panel_c1_seeded": panel1b,
@@ -440,6 +446,14 @@ def main() -> None:
     path = out / f"panel-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}.json"
     path.write_text(json.dumps(report, indent=2))
     print(f"\nfull report: {path}")
+
+
+def agent_turn_runs(direct_url: str, panel_url: str, samples: int, pids: dict[str, int]) -> dict[str, Any]:
+    """An agent-sized route turn at concurrency 1, `samples` turns, against the provider sent the same."""
+    settle(pids)
+    direct = summary(load(direct_url, agent_body(MEMBERS[0]), 1, 600, samples, "data:"))
+    route = summary(load(panel_url, agent_body("bench/core:route"), 1, 600, samples, "data:"))
+    return {"kilobytes": len(agent_body("x")) // 1024, "direct": direct, "route": route}
 
 
 def route_runs(direct_url: str, panel_url: str, samples: int, seconds: float, pids: dict[str, int],
@@ -567,6 +581,14 @@ def print_report(r: dict[str, Any]) -> None:
             f"  route mode, streamed, {c}: total p50 {t['p50_ms']:.1f} ms (p95 {t['p95_ms']:.1f}) vs "
             f"provider {d['p50_ms']:.1f} (p95 {d['p95_ms']:.1f}): total overhead p50 "
             f"{t['p50_ms'] - d['p50_ms']:.1f} ms, p95 {t['p95_ms'] - d['p95_ms']:.1f} ms"
+        )
+    if "agent_turn_c1" in r:
+        d, t = r["agent_turn_c1"]["direct"], r["agent_turn_c1"]["route"]
+        size = f"{r['agent_turn_c1']['kilobytes']} KB, {AGENT_TOOLS} tools"
+        print(
+            f"  route mode, an agent-sized turn ({size}), c1: "
+            f"overhead p50 first byte {t['first_byte_p50_ms'] - d['first_byte_p50_ms']:.1f} ms, total "
+            f"{t['p50_ms'] - d['p50_ms']:.1f} ms, {t['n']:.0f} turns, errors {t['errors']:.0f}"
         )
     for c, pair in r.get("route_floor", {}).items():
         d, t = pair["direct"], pair["floor"]
