@@ -227,10 +227,9 @@ def one_size(seats: int, workdir: Path, batch_max: int) -> None:
 
 def duckdb_memory(store: Store) -> str:
     """DuckDB's own account of its memory, by what holds it (table blocks, key indexes, ...)."""
-    rows = store.con.execute("SELECT tag, memory_usage_bytes FROM duckdb_memory() "
-                             "WHERE memory_usage_bytes > 0 ORDER BY memory_usage_bytes DESC").fetchall()
-    held = ", ".join(f"{tag.lower()} {mb(n)}" for tag, n in rows)
-    return f"{mb(sum(n for _, n in rows))} ({held})" if rows else "none"
+    held = store.memory()
+    parts = ", ".join(f"{tag} {mb(n)}" for tag, n in held.items())
+    return f"{mb(sum(held.values()))} ({parts})" if held else "none"
 
 
 def export_day(store: Store, day: date) -> tuple[float, int]:

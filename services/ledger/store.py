@@ -545,3 +545,14 @@ class Store:
         finally:
             cur.close()
         return out
+
+    def memory(self) -> dict[str, int]:
+        """DuckDB's own account of the bytes it holds, by what holds them (table blocks, key indexes, ...).
+        Read whole, so no open result keeps blocks pinned past the call."""
+        cur = self.con.cursor()
+        try:
+            rows = cur.execute("SELECT tag, memory_usage_bytes FROM duckdb_memory() "
+                               "WHERE memory_usage_bytes > 0 ORDER BY memory_usage_bytes DESC").fetchall()
+        finally:
+            cur.close()
+        return {str(tag).lower(): int(n) for tag, n in rows}
