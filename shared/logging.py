@@ -19,7 +19,8 @@ def setup_logging(service: str, level: str = "INFO") -> structlog.stdlib.BoundLo
             structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper(), 20)),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        # One write per line (print() writes the line and its newline apart: two syscalls unbuffered).
+        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
     log: structlog.stdlib.BoundLogger = structlog.get_logger(service=service)
