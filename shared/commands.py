@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from shared.events import SeatPlan, Skip
 
@@ -20,6 +20,11 @@ class Msg(BaseModel):
     model_config = ConfigDict(extra="allow")
     role: str
     content: str | list[dict[str, Any]] | None = None
+
+
+# A conversation's messages read and written in one pass (an agent's turn carries 80 of them: half the
+# time of one model per message).
+MESSAGES: TypeAdapter[list[Msg]] = TypeAdapter(list[Msg])
 
 
 class SeatCall(BaseModel):

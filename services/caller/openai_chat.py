@@ -19,7 +19,7 @@ from services.caller.wire import (
     sse_payload,
     stream_event,
 )
-from shared.commands import SeatCall
+from shared.commands import MESSAGES, SeatCall
 
 OURS = ("model", "messages", "stream", "stream_options")  # body fields a call's options cannot override
 
@@ -30,7 +30,7 @@ def build_request(call: SeatCall, key: str | None) -> UpstreamRequest:
     headers.update(auth_headers("chat", key))
     body: dict[str, Any] = {
         "model": call.served,
-        "messages": [m.model_dump(exclude_unset=True) for m in call.messages],
+        "messages": MESSAGES.dump_python(call.messages, exclude_unset=True),
         "stream": True,
         "stream_options": {"include_usage": True},
     }

@@ -13,7 +13,7 @@ from typing import Literal
 from services.caller.outcome import CallOutcome, CallReport
 from services.caller.seat_events import usage_of
 from services.caller.swaps import is_swap
-from shared.commands import Msg, RelayOutcome, RelayUsage, RouteCall, SeatCall
+from shared.commands import MESSAGES, RelayOutcome, RelayUsage, RouteCall, SeatCall
 from shared.events import CallUsed
 from shared.ids import event_id
 
@@ -37,7 +37,7 @@ def route_seat(call: RouteCall) -> SeatCall:
         call=call.call, panel=call.conversation, seat=ROUTE_SEAT, alias=call.alias, served=call.served,
         endpoint=call.endpoint, base=call.base, api=call.api, headers=dict(call.headers),
         connection=call.connection, collection=call.collection, purpose="route",
-        messages=[Msg.model_validate(m) for m in (messages if isinstance(messages, list) else [])],
+        messages=MESSAGES.validate_python(messages if isinstance(messages, list) else []),
         options={k: v for k, v in call.body.items() if k not in OURS}, deadline=call.deadline,
         timeout_s=max(0.0, call.deadline - call.first_piece_s), retries=call.retries,
     )

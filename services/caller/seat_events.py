@@ -12,7 +12,7 @@ from services.caller.paid_guard import is_held
 from services.caller.rate_limits import cooldown_until
 from services.caller.redaction import has_images, without_images
 from services.caller.swaps import is_swap
-from shared.commands import SeatCall
+from shared.commands import MESSAGES, SeatCall
 from shared.events import CooldownStarted, SeatCompleted
 from shared.ids import event_id
 
@@ -21,7 +21,7 @@ CHARS_PER_TOKEN = 4
 
 def estimated_usage(call: SeatCall, outcome: CallOutcome) -> Usage:
     """~chars/4 when the provider reported nothing (L-2's in-flight estimate rule)."""
-    prompt = json.dumps([m.model_dump(exclude_unset=True) for m in call.messages], ensure_ascii=False)
+    prompt = json.dumps(MESSAGES.dump_python(call.messages, exclude_unset=True), ensure_ascii=False)
     produced = len(outcome.text) + len(outcome.reasoning) + sum(len(t.arguments) for t in outcome.tool_calls)
     return Usage(tokens_in=len(prompt) // CHARS_PER_TOKEN, tokens_out=produced // CHARS_PER_TOKEN)
 

@@ -35,15 +35,17 @@ def not_json(constant: str) -> Any:
 
 
 def deeper_than(value: Any, limit: int) -> bool:
-    level: list[Any] = [value]
+    """Whether an array or object sits `limit` levels down; walked level by level, containers only (the
+    strings of an agent's 100 KB history are never listed)."""
+    level: list[Any] = [value] if isinstance(value, dict | list) else []
     for _ in range(limit):
         level = [
-            child for node in level if isinstance(node, dict | list)
-            for child in (node.values() if isinstance(node, dict) else node)
+            child for node in level for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, dict | list)
         ]
         if not level:
             return False
-    return any(isinstance(node, dict | list) for node in level)
+    return bool(level)
 
 
 def parse_json(raw: bytes) -> Any:

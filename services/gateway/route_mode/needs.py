@@ -1,14 +1,16 @@
 """What a route-mode request asks of a member (RM-2), measured here and sent to the seater, which decides.
 
 The size estimate is P-5's over the messages (2,500 per image included), plus the JSON of every tool call
-in them and of the tool definitions: an agent's tools and calls take room in a member's window too.
+in them and of the tool definitions (compact, as the caller sends them on): an agent's tools and calls take
+room in a member's window too.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from pydantic_core import to_json
 
 from services.gateway.panel.flatten import Flat, estimate_text, flatten
 from shared.commands import TurnNeeds
@@ -23,8 +25,7 @@ def request_estimate(
     text = f"{flat.system}\n\n{flat.prompt}" if flat.system else flat.prompt
     calls = [call for m in messages for call in (m.get("tool_calls") or [])]
     tools = route_fields.get("tools") or []
-    extra = (json.dumps(calls, ensure_ascii=False) if calls else "") + (
-        json.dumps(tools, ensure_ascii=False) if tools else "")
+    extra = (to_json(calls).decode() if calls else "") + (to_json(tools).decode() if tools else "")
     return estimate_text(text) + estimate_text(extra) + 2_500 * flat.images
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from starlette.requests import Request
 from starlette.types import Message
 
-from services.gateway.http import IMAGE_ADVICE, parse_json, read_json_body
+from services.gateway.http import IMAGE_ADVICE, deeper_than, parse_json, read_json_body
 from shared.refusal import Refusal
 
 
@@ -131,3 +131,16 @@ def test_a_body_reads_as_json_loads_reads_it(value: dict[str, object], ascii_onl
             parse_json(raw)
         return
     assert parse_json(raw) == expected
+
+
+def nesting(value: object) -> int:
+    """Levels of arrays and objects, the plain recursive way: 0 for a scalar."""
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    if children is None:
+        return 0
+    return 1 + max((nesting(child) for child in children), default=0)
+
+
+@given(value=JSON_VALUES, limit=st.integers(0, 6))
+def test_deeper_than_says_whether_a_container_sits_that_far_down(value: object, limit: int) -> None:
+    assert deeper_than(value, limit) == (nesting(value) > limit)

@@ -13,6 +13,10 @@ IMAGE = {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"
 TOOL_DEF = {"type": "function", "function": {"name": "sh", "parameters": {"type": "object"}}}
 
 
+def compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def test_the_estimate_counts_tool_calls_tool_definitions_and_images() -> None:
     call = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": '{"cmd": "ls -la"}'}}
     messages: list[dict[str, Any]] = [
@@ -23,8 +27,8 @@ def test_the_estimate_counts_tool_calls_tool_definitions_and_images() -> None:
     bare = request_estimate(messages, {})
     assert bare > 2_500
     with_tools = request_estimate(messages, {"tools": [TOOL_DEF]})
-    extra = estimate_text(json.dumps([call]) + json.dumps([TOOL_DEF]))
-    assert with_tools - bare == extra - estimate_text(json.dumps([call]))
+    extra = estimate_text(compact([call]) + compact([TOOL_DEF]))
+    assert with_tools - bare == extra - estimate_text(compact([call]))
     needs = turn_needs(messages, {"tools": [TOOL_DEF]})
     assert needs == TurnNeeds(tools=True, images=1, estimate=with_tools)
 
