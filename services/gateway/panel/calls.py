@@ -15,7 +15,7 @@ from typing import Any, Literal
 from services.gateway.ask import Ask
 from services.gateway.panel.merge import INSTRUCTION, Merge
 from services.gateway.panel.text import seat_task
-from shared.commands import Msg, Plan, SeatCall
+from shared.commands import MESSAGES, Msg, Plan, SeatCall
 from shared.events import EndpointSaved, PanelAnswered, SeatCompleted, SeatPlan
 
 
@@ -30,7 +30,7 @@ class Question:
 
 def seat_messages(ask: Ask) -> list[Msg]:
     if ask.images:
-        return [Msg.model_validate(m) for m in ask.messages]
+        return MESSAGES.validate_python(ask.messages)
     messages = [Msg(role="system", content=ask.system)] if ask.system else []
     return [*messages, Msg(role="user", content=ask.prompt)]
 

@@ -19,7 +19,7 @@ from services.gateway.route_mode.conversation import Conversation
 from services.gateway.route_mode.failover import Attempt
 from services.gateway.route_mode.upstream_request import upstream_options
 from shared import events
-from shared.commands import Msg, RouteCall, RouteSeat, SeatCall
+from shared.commands import MESSAGES, RouteCall, RouteSeat, SeatCall
 from shared.events import EndpointSaved, SeatCompleted
 from shared.ids import event_id
 
@@ -88,7 +88,7 @@ def shadow_calls(
 ) -> list[SeatCall]:
     """One seat call per shadow seat (with its endpoint): the turn as the agent sent it,
     under `<conv>.shadow<k>.t<turn>`."""
-    asked = [Msg.model_validate(m) for m in messages]
+    asked = MESSAGES.validate_python(messages)
     return [
         SeatCall(
             call=f"{conversation.id}.shadow{k}.t{turn}", panel=conversation.id, seat=SHADOW_SEAT,
