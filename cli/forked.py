@@ -2,12 +2,16 @@
 
 A forked service is not the supervisor's child (the zygote is its parent and reaps it), so `Forked` stands
 in for `subprocess.Popen` with what the zygote reports: its PID at once, its exit code when it ends.
+A service's private environment (a caller's provider keys) goes into a pipe that only the forked child
+reads (`Zygote.spawn`); the zygote passes the pipe on without reading it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -45,6 +49,8 @@ class Zygote:
     def __init__(self, env: Mapping[str, str], log_path: Path) -> None:
         self.env, self.log_path = dict(env), log_path
         self.proc: subprocess.Popen[str] | None = None
+        self._requests: socket.socket | None = None  # our end of the zygote's stdin
+        self._sending = threading.Lock()
         self._asked: dict[int, list[str]] = {}  # request id -> its command, until answered
         self._answers: dict[int, Forked | str] = {}
         self._lock = threading.Condition()
@@ -53,35 +59,47 @@ class Zygote:
     def start(self) -> None:
         """Start the zygote from the supervisor's main thread (it dies with that thread)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.log_path, "ab") as log_file:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with open(self.log_path, "ab") as log_file, theirs:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "shared.zygote"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                [sys.executable, "-m", "shared.zygote"], stdin=theirs.fileno(), stdout=subprocess.PIPE,
                 stderr=log_file, env=self.env, text=True, start_new_session=True,
                 preexec_fn=processes.die_with_us())
+        if self._requests is not None:
+            self._requests.close()
+        self._requests = ours
         threading.Thread(target=self._read, args=(self.proc,), name="zygote-reader", daemon=True).start()
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def spawn(self, cmd: Sequence[str], env: Mapping[str, str], log_path: Path, timeout: float = 60.0
-              ) -> Forked:
-        """Fork `python -m <module> <args...>` (`cmd` as `processes.service_command` gives it)."""
+    def spawn(self, cmd: Sequence[str], env: Mapping[str, str], log_path: Path, timeout: float = 60.0,
+              private: Mapping[str, str] | None = None) -> Forked:
+        """Fork `python -m <module> <args...>` (`cmd` as `processes.service_command` gives it) with `env`,
+        and `private` added to it on the child's side only."""
         if list(cmd[1:2]) != ["-m"] or len(cmd) < 3:
             raise ValueError(f"the zygote runs `python -m <module>` commands, not {list(cmd)}")
         if not self.alive():
             self.start()
-        proc = self.proc
-        assert proc is not None and proc.stdin is not None
+        proc, requests = self.proc, self._requests
+        assert proc is not None and requests is not None
         with self._lock:
             self._next_id += 1
             ask = self._next_id
             self._asked[ask] = list(cmd)
         request = {"id": ask, "module": cmd[2], "args": list(cmd[3:]), "env": dict(env), "log": str(log_path)}
+        pipe = filled_pipe(private) if private else None
         try:
-            proc.stdin.write(json.dumps(request) + "\n")
-            proc.stdin.flush()
+            with self._sending:
+                if pipe is None:
+                    requests.send(json.dumps(request).encode())
+                else:
+                    socket.send_fds(requests, [json.dumps({**request, "private": True}).encode()], [pipe])
         except OSError as exc:
             raise RuntimeError(f"the zygote is gone ({exc}); see {self.log_path}") from exc
+        finally:
+            if pipe is not None:
+                os.close(pipe)
         with self._lock:
             if not self._lock.wait_for(lambda: ask in self._answers or proc.poll() is not None, timeout):
                 raise RuntimeError(f"the zygote did not fork {cmd[2]} within {timeout}s; see {self.log_path}")
@@ -118,3 +136,23 @@ class Zygote:
 
     def stop(self, timeout: float = 10.0) -> None:
         processes.stop(self.proc, timeout)
+        if self._requests is not None:
+            self._requests.close()
+            self._requests = None
+
+
+def filled_pipe(variables: Mapping[str, str]) -> int:
+    """The read end of a pipe holding `variables` as JSON, its write end already closed: what is in it
+    lives in the kernel's pipe buffer until the one process that reads it does."""
+    data = json.dumps(dict(variables)).encode()
+    read, write = os.pipe()
+    try:
+        os.set_blocking(write, False)
+        if os.write(write, data) != len(data):  # beyond the pipe's buffer (64 KiB on Linux)
+            raise ValueError(f"a private environment of {len(data)} bytes does not fit in a pipe")
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return read

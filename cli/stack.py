@@ -33,9 +33,9 @@ from shared.natsserver import NatsServer, ServerTls, free_port
 from shared.subjects import health_subject
 
 SERVICES = ("ledger", "seater", "caller", "prober", "gateway")
-# Forked from one image of their imports (`shared.zygote`): every service but the callers, whose provider
-# keys must not pass through another process. Linux only (the tie to the zygote's life is Linux's prctl).
-FORKED = frozenset(SERVICES) - {"caller"} if sys.platform.startswith("linux") else frozenset()
+# Forked from one image of their imports (`shared.zygote`); the callers' provider keys reach them through a
+# pipe only they read. Linux only (the tie to the zygote's life is Linux's prctl).
+FORKED = frozenset(SERVICES) if sys.platform.startswith("linux") else frozenset()
 
 
 @dataclass
@@ -58,7 +58,8 @@ class Child:
         """Spawn the service; it dies with the calling thread, so start it from the supervisor's main one."""
         command = processes.service_command(self.service)
         if self.zygote is not None:
-            self.proc = self.zygote.spawn(command, self.env, self.log_path)
+            public, private = split_secrets(self.env)
+            self.proc = self.zygote.spawn(command, public, self.log_path, private=private)
         else:
             self.proc = processes.spawn(command, self.log_path, env=self.env, die_with_parent=True)
         self.backoff.started(time.monotonic())
@@ -79,9 +80,16 @@ PROVIDER_SECRETS = ("BENCHWARMERS_KEY_", "BENCH_SECRETS_PATH")
 def env_for(service: str, base: Mapping[str, str]) -> dict[str, str]:
     """A child's environment: provider keys reach the callers only (invariant 5), never the gateway,
     the seater, the ledger or the prober, even when they are exported in the shell that runs `bench up`."""
-    if service == "caller":
-        return dict(base)
-    return {name: value for name, value in base.items() if not name.startswith(PROVIDER_SECRETS)}
+    return dict(base) if service == "caller" else split_secrets(base)[0]
+
+
+def split_secrets(env: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """An environment without its provider secrets, and those secrets (for a pipe of their own)."""
+    public: dict[str, str] = {}
+    private: dict[str, str] = {}
+    for name, value in env.items():
+        (private if name.startswith(PROVIDER_SECRETS) else public)[name] = value
+    return public, private
 
 
 @dataclass

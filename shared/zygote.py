@@ -8,14 +8,16 @@ environment, log and command line (`ps` shows `python -m services.ledger`, as if
 The garbage collector's view of the imported objects is frozen before the first fork (`gc.freeze`), so a
 collection in a service does not copy their pages.
 
-`python -m shared.zygote` reads spawn requests from stdin, one JSON line each (`id`, `module`, `args`,
-`env`, `log`), and answers on stdout: `{"id", "pid"}` (or `{"id", "error"}`), then `{"exited", "code"}` when
-that process ends (a code as `subprocess.Popen.returncode` gives it). `cli.forked` is the supervisor's side.
+`python -m shared.zygote` reads spawn requests from its stdin, a Unix datagram-sequence socket: one JSON
+message each (`id`, `module`, `args`, `env`, `log`, and `private` when a descriptor comes with it), and
+answers on stdout: `{"id", "pid"}` (or `{"id", "error"}`), then `{"exited", "code"}` when that process
+ends (a code as `subprocess.Popen.returncode` gives it). `cli.forked` is the supervisor's side.
 
-The callers are never forked from it: provider keys would have to pass through the zygote to reach them,
-and keys live in the callers' processes only. A forked service is killed by the kernel if the zygote dies
-(Linux's parent-death signal), and the zygote if the thread that started it dies, as a supervised child is
-(`shared.processes`): a `kill -9` of the supervisor leaves nothing behind.
+The callers are forked from it too, but their provider keys never pass through it: a caller's request
+comes with the read end of a pipe the supervisor has already filled with them (`private`), and only the
+forked child reads it, so the keys are never in the zygote's memory. A forked service is killed by the
+kernel if the zygote dies (Linux's parent-death signal), and the zygote if the thread that started it dies,
+as a supervised child is (`shared.processes`): a `kill -9` of the supervisor leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import os
 import runpy
 import select
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -41,11 +44,15 @@ from shared import processes
 from shared.lean import leave_out
 
 # What every service imports, imported once before the first fork: the shared package and, through it,
-# asyncio, uvloop, pydantic, pydantic-settings, structlog, nats-py and prometheus-client. What one service
-# alone uses (DuckDB, FastAPI) it imports itself: a page only one process reads gains nothing from being
+# asyncio, uvloop, pydantic, pydantic-settings, structlog, nats-py and prometheus-client; and the callers'
+# HTTP stack (aiohttp, httpx), shared by every caller replica. What one process alone uses (DuckDB for the
+# ledger, FastAPI for the gateway) it imports itself: a page only one process reads gains nothing from being
 # shared, and once that process writes it (a reference count) the zygote's copy is held beside its own.
 PRELOADED = ("shared.runtime", "shared.settings", "shared.logging", "shared.events", "shared.commands",
-             "shared.config_state", "shared.bus", "shared.rpc", "shared.ops")
+             "shared.config_state", "shared.bus", "shared.rpc", "shared.ops", "aiohttp", "httpx",
+             "httpx_aiohttp")
+# A request is one message on the socket; an environment of a few KB is far below this.
+REQUEST_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -65,51 +72,59 @@ def preload() -> None:
     gc.freeze()
 
 
-def serve(requests: int, replies: IO[str]) -> Job:
-    """Fork a child for each request line read from the `requests` descriptor until it closes (then exit).
-    Returns only in a forked child, with what it is to run."""
+def serve(requests: socket.socket, replies: IO[str]) -> Job:
+    """Fork a child for each request read from the `requests` socket (this process's stdin) until it
+    closes (then exit). Returns only in a forked child, with what it is to run."""
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so SIGCHLD writes to the wake-up pipe
-    tie, pending = processes.die_with_us(), b""  # each child is tied to this process's life
+    tie = processes.die_with_us()  # each child is tied to this process's life
     while True:
-        ready, _, _ = select.select([requests, wake_r], [], [])
+        ready, _, _ = select.select([requests.fileno(), wake_r], [], [])
         if wake_r in ready:
             with contextlib.suppress(BlockingIOError):
                 os.read(wake_r, 512)
             reap(replies)
-        if requests not in ready:
+        if requests.fileno() not in ready:
             continue
-        data = os.read(requests, 65536)
-        if not data:
+        message, fds, _, _ = socket.recv_fds(requests, REQUEST_BYTES, 1)
+        if not message and not fds:
             raise SystemExit(0)
-        *lines, pending = (pending + data).split(b"\n")
-        for line in lines:
-            request = parse(line)
-            if isinstance(request, str):
-                tell(replies, {"id": None, "error": request})
-                continue
-            ask, job, env, log = request
-            sys.stdout.flush()
-            sys.stderr.flush()
-            try:
-                pid = os.fork()
-            except OSError as exc:  # out of processes or memory: this one is refused, the zygote goes on
-                tell(replies, {"id": ask, "error": f"fork failed: {exc}"})
-                continue
-            if pid == 0:
-                become(job, env, log, tie, (wake_r, wake_w))
-                return job
+        private = fds[0] if fds else None
+        request = parse(message)
+        if isinstance(request, str) or request[4] != (private is not None):
+            said = request if isinstance(request, str) else "bad request: `private` and the pipe disagree"
+            tell(replies, {"id": None if isinstance(request, str) else request[0], "error": said})
+            if private is not None:
+                os.close(private)
+            continue
+        ask, job, env, log, _ = request
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # out of processes or memory: this one is refused, the zygote goes on
+            tell(replies, {"id": ask, "error": f"fork failed: {exc}"})
+            pid = -1
+        if pid == 0:
+            requests.detach()  # its descriptor is stdin, which `become` points at /dev/null
+            become(job, env, log, tie, (wake_r, wake_w), private)
+            return job
+        if private is not None:
+            os.close(private)  # the child's copy is the only one left
+        if pid > 0:
             tell(replies, {"id": ask, "pid": pid})
 
 
-def parse(line: bytes) -> tuple[int, Job, dict[str, str], Path] | str:
-    """A spawn request, or what is wrong with it."""
+def parse(message: bytes) -> tuple[int, Job, dict[str, str], Path, bool] | str:
+    """A spawn request (the last item: whether a pipe of private environment comes with it), or what is
+    wrong with it."""
     try:
-        request = json.loads(line)
+        request = json.loads(message)
         return (int(request["id"]), Job(str(request["module"]), tuple(map(str, request["args"]))),
-                {str(k): str(v) for k, v in request["env"].items()}, Path(request["log"]))
+                {str(k): str(v) for k, v in request["env"].items()}, Path(request["log"]),
+                request.get("private") is True)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         return f"bad request: {exc!r}"
 
@@ -131,9 +146,10 @@ def tell(replies: IO[str], message: Mapping[str, Any]) -> None:
 
 
 def become(job: Job, env: Mapping[str, str], log: Path, tie: Callable[[], None] | None,
-           fds: Sequence[int]) -> None:
+           fds: Sequence[int], private: int | None = None) -> None:
     """In the forked child: a session, stdio, environment and name of its own; tied to the zygote's life
-    (`tie`, as a supervised child is tied to its supervisor's)."""
+    (`tie`, as a supervised child is tied to its supervisor's). The `private` pipe's variables join the
+    environment; this child is the only reader the pipe ever had."""
     os.setsid()
     # What `ps` shows, as if it had been started as `python -m <module>`: its command line and name.
     setproctitle.setproctitle(" ".join([sys.executable, "-m", job.module, *job.args]))
@@ -154,13 +170,25 @@ def become(job: Job, env: Mapping[str, str], log: Path, tie: Callable[[], None] 
     os.close(out)
     os.environ.clear()
     os.environ.update(env)
+    if private is not None:
+        os.environ.update(read_private(private))
     sys.argv = [f"-m {job.module}", *job.args]
 
 
+def read_private(fd: int) -> dict[str, str]:
+    """What the supervisor wrote to the pipe before handing it over (a JSON object), read to its end."""
+    chunks = []
+    with os.fdopen(fd, "rb") as pipe:
+        while chunk := pipe.read():
+            chunks.append(chunk)
+    variables = json.loads(b"".join(chunks) or b"{}")
+    return {str(name): str(value) for name, value in variables.items()}
+
+
 def main() -> None:
-    leave_out("rich", "aiohttp")  # as every forked service does first (shared/lean.py)
+    leave_out("rich")  # as every forked service does first (shared/lean.py)
     preload()
-    job = serve(sys.stdin.fileno(), sys.stdout)
+    job = serve(socket.socket(fileno=sys.stdin.fileno()), sys.stdout)
     runpy.run_module(job.module, run_name="__main__", alter_sys=True)
 
 

@@ -1,7 +1,8 @@
 """The zygote (`shared/zygote.py`) through the supervisor's side of it (`cli/forked.py`): what it forks is a
 process of its own (PID, session, environment, log, command line, name) that shares the zygote's imported
-pages; its exit code comes back as `subprocess.Popen` would give it; it dies with the zygote; and a zygote
-that died is started again by the next spawn."""
+pages; its exit code comes back as `subprocess.Popen` would give it; it dies with the zygote; a zygote
+that died is started again by the next spawn; and a private environment reaches the child without ever
+being in the zygote's memory."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import pytest
 
 from cli.forked import Forked, Zygote
 from shared import processes
+from tests.process_memory import holds
 
 PROBE = [sys.executable, "-m", "tests.integration.cli.forked_probe"]
 ENV = {"ONLY": "this child's", "PATH": os.environ.get("PATH", "")}
@@ -125,3 +127,30 @@ def test_a_module_that_fails_to_start_exits_1_with_its_traceback_in_its_log(
 def test_only_python_dash_m_commands_are_taken(zygote: Zygote, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="python -m"):
         zygote.spawn(["/bin/true"], ENV, tmp_path / "x.log")
+
+
+def test_a_private_environment_reaches_the_child_and_never_the_zygotes_memory(
+    zygote: Zygote, tmp_path: Path
+) -> None:
+    secret = "sk-" + os.urandom(12).hex()  # made here, so no other process can hold it by chance
+    log = tmp_path / "private.log"
+    forked = zygote.spawn([*PROBE, "wait"], ENV, log, private={"BENCHWARMERS_KEY_PROBE": secret})
+    assert report(log)["env"] == {**ENV, "BENCHWARMERS_KEY_PROBE": secret}
+    assert zygote.proc is not None
+    assert holds(forked.pid, secret.encode())  # the scan finds what is there
+    assert not holds(zygote.proc.pid, secret.encode())
+    assert secret not in (tmp_path / "zygote.log").read_text()
+    assert processes.stop(forked, 10) == -signal.SIGTERM
+
+
+def test_a_request_whose_private_flag_and_pipe_disagree_is_refused(zygote: Zygote, tmp_path: Path) -> None:
+    """Asked with `private` but no pipe: refused by id, nothing forked, and the zygote goes on."""
+    assert zygote._requests is not None
+    request = {"id": 99, "module": "tests.integration.cli.forked_probe", "args": ["0"], "env": ENV,
+               "log": str(tmp_path / "never.log"), "private": True}
+    zygote._asked[99] = ["refused"]
+    zygote._requests.send(json.dumps(request).encode())
+    with zygote._lock:
+        assert zygote._lock.wait_for(lambda: 99 in zygote._answers, 30)
+    assert "disagree" in str(zygote._answers.pop(99))
+    assert zygote.spawn([*PROBE, "0"], ENV, tmp_path / "after.log").wait(30) == 0

@@ -14,7 +14,8 @@ GOOD = {"id": 7, "module": "services.ledger", "args": [], "env": {"A": "1"}, "lo
 
 def test_a_request_becomes_its_job_environment_and_log() -> None:
     assert parse(json.dumps(GOOD).encode()) == (
-        7, Job("services.ledger", ()), {"A": "1"}, Path("/tmp/logs/ledger-0.log"))
+        7, Job("services.ledger", ()), {"A": "1"}, Path("/tmp/logs/ledger-0.log"), False)
+    assert parse(json.dumps({**GOOD, "private": True}).encode())[4] is True  # a pipe comes with it
     composed = {**GOOD, "module": "services", "args": ["gateway", "console"]}
     assert parse(json.dumps(composed).encode())[1] == Job("services", ("gateway", "console"))
 
