@@ -2,10 +2,8 @@
 
 `rich` is structlog's pretty console (our logs are JSON lines) and `aiohttp` is nats-py's WebSocket
 transport (the bus is TCP or TLS); both libraries import them only if they can, and each costs a service
-about 4 and 7 MB of memory. Called first thing in `python -m services.<name>` only (the caller keeps
-`aiohttp`: its provider calls go through it), never by a library module, so tests and the CLI keep both.
-A service forked by `bench up`'s zygote finds `aiohttp` imported already: the zygote holds one copy for
-every caller replica, shared by every process it forks.
+about 4 and 7 MB of memory. Called first thing in `python -m services.<name>` only (and in `bench up`'s
+zygote, before the services are forked from it), never by a library module, so tests and the CLI keep both.
 """
 
 from __future__ import annotations

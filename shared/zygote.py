@@ -44,13 +44,12 @@ from shared import processes
 from shared.lean import leave_out
 
 # What every service imports, imported once before the first fork: the shared package and, through it,
-# asyncio, uvloop, pydantic, pydantic-settings, structlog, nats-py and prometheus-client; and the callers'
-# HTTP stack (aiohttp, httpx), shared by every caller replica. What one process alone uses (DuckDB for the
+# asyncio, uvloop, pydantic, pydantic-settings, structlog, nats-py and prometheus-client; and httpx and
+# httptools, which every caller replica and the prober use. What one process alone uses (DuckDB for the
 # ledger, FastAPI for the gateway) it imports itself: a page only one process reads gains nothing from being
 # shared, and once that process writes it (a reference count) the zygote's copy is held beside its own.
 PRELOADED = ("shared.runtime", "shared.settings", "shared.logging", "shared.events", "shared.commands",
-             "shared.config_state", "shared.bus", "shared.rpc", "shared.ops", "aiohttp", "httpx",
-             "httpx_aiohttp")
+             "shared.config_state", "shared.bus", "shared.rpc", "shared.ops", "httpx", "httptools")
 # A request is one message on the socket; an environment of a few KB is far below this.
 REQUEST_BYTES = 1 << 20
 
@@ -186,7 +185,7 @@ def read_private(fd: int) -> dict[str, str]:
 
 
 def main() -> None:
-    leave_out("rich")  # as every forked service does first (shared/lean.py)
+    leave_out("rich", "aiohttp")  # as every service does first (shared/lean.py)
     preload()
     job = serve(socket.socket(fileno=sys.stdin.fileno()), sys.stdout)
     runpy.run_module(job.module, run_name="__main__", alter_sys=True)

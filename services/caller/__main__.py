@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from shared.lean import leave_out
 
-leave_out("rich")  # before anything imports them (shared/lean.py)
+leave_out("rich", "aiohttp")  # before anything imports them (shared/lean.py)
 # isort: split
 
 import asyncio

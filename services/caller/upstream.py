@@ -2,9 +2,10 @@
 
 Every API kind goes through the same loop; its adapter builds the request and reads the reply. The key
 never leaves this module: anything a provider echoes back is redacted before it is returned. Provider
-requests go straight to httpx's transport seam, here the aiohttp transport (FIELD-NOTES: httpx's own
-collapses at 128 calls in flight): the client's layers (redirects, which U-2 forbids anyway, auth, cookies,
-URL merging) cost CPU on every seat and do nothing for us. Listing models still uses a client.
+requests go straight to httpx's transport seam, here our own HTTP/1.1 transport (`http1.py`; FIELD-NOTES:
+httpx's own collapses at 128 calls in flight, and httpx over aiohttp cost four times the CPU): the client's
+layers (redirects, which U-2 forbids anyway, auth, cookies, URL merging) cost CPU on every seat and do
+nothing for us. Listing models still uses a client.
 """
 
 from __future__ import annotations
@@ -19,14 +20,10 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 import httpx
-from aiohttp import ClientSession, ClientTimeout, TCPConnector
-from aiohttp.client_reqrep import ClientRequest
-from aiohttp.connector import Connection
-from aiohttp.tracing import Trace
-from httpx_aiohttp import AiohttpTransport, HttpxAiohttpClient
 
 from services.caller.adapters import ADAPTERS, Adapter
 from services.caller.endpoint_base import REFUSALS, base_refusal
+from services.caller.http1 import Http1Transport
 from services.caller.keys import KeyStore, missing_key
 from services.caller.outcome import CallOutcome, CallReport, Tally, client_failed, no_answer_text
 from services.caller.pacer import Pacer, Ticket
@@ -56,40 +53,26 @@ TIMEOUTS = {"connect": CONNECT_TIMEOUT_S, "read": None, "write": WRITE_TIMEOUT_S
 SENDING: ContextVar[tuple[Callable[[], float], list[float]] | None] = ContextVar("sending", default=None)
 
 
-class NotingConnector(TCPConnector):
-    """aiohttp's connector, telling `SENDING` when it hands a request its connection (a new one once
-    connected). The request's headers and body are written right after, in the same loop turn. aiohttp's
-    request tracing said the same a few microseconds later, at ~5% of a caller's CPU (its signals fire for
-    every step of every request)."""
-
-    async def connect(self, req: ClientRequest, traces: list[Trace], timeout: ClientTimeout) -> Connection:
-        connection = await super().connect(req, traces, timeout)
-        sending = SENDING.get()
-        if sending is not None:
-            clock, moments = sending
-            moments.append(clock())
-        return connection
-
-
-class NotingTransport(AiohttpTransport):
-    """aiohttp's transport over the noting connector."""
-
-    def get_client(self) -> ClientSession:
-        connector = NotingConnector(keepalive_timeout=self.limits.keepalive_expiry, ssl=self.ssl_context,
-                                    limit=self.limits.max_connections or 0)
-        return ClientSession(connector=connector)
+def note_sending() -> None:
+    """Told by the transport when a request is handed its connection (a new one once connected); its
+    bytes are written right after, in the same loop turn."""
+    sending = SENDING.get()
+    if sending is not None:
+        clock, moments = sending
+        moments.append(clock())
 
 
 def make_transport(max_connections: int) -> httpx.AsyncBaseTransport:
     """One per process, its connections kept alive and shared by every call. It never follows a redirect
     (SEC-8: a redirect would carry the key elsewhere)."""
-    limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-    return NotingTransport(limits=limits)
+    return Http1Transport(max_connections, on_connection=note_sending)
 
 
 def make_client(transport: httpx.AsyncBaseTransport) -> httpx.AsyncClient:
-    """A client over the same transport, for the few requests that are not provider calls."""
-    return HttpxAiohttpClient(transport=transport, timeout=httpx.Timeout(**TIMEOUTS), follow_redirects=False)
+    """A client over the same transport, for the few requests that are not provider calls; like them, it
+    takes no proxy from the environment."""
+    return httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(**TIMEOUTS), follow_redirects=False,
+                             trust_env=False)
 
 
 @lru_cache(maxsize=1024)
