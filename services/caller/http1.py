@@ -2,12 +2,14 @@
 httpx's transport seam (`httpx.AsyncBaseTransport`).
 
 Every seat and every route turn is one provider request, so the client's cost is paid on every answer.
-httpx over aiohttp took about 360 µs of CPU per streamed request on this 2-core machine, this about 90
-(`benchmarks/http_transport.py`): aiohttp's session, timers, traces, URL and header objects and httpx's
-wrapping of them do nothing a provider call needs. What is kept: connections kept alive and reused per
-origin, a cap on connections in use, TLS (httpx's default context: certifi, or `SSL_CERT_FILE`), a reply
-streamed as it is read with backpressure, and every network failure raised as httpx's `TransportError`
-kinds, which the caller's retries and outcomes already read. Never a redirect, a proxy or a decoded body:
+On this 2-core machine httpx over aiohttp took about 360 µs of CPU and 490-560 µs of wall time per
+streamed request to the fake provider; this takes about 190 and 340, against 85 and 300 for a bare
+protocol with the same parser (`python -m benchmarks.http_transport`). aiohttp's session, timers, traces,
+URL and header objects, and httpx's wrapping of them, did nothing a provider call needs.
+
+What is kept: connections kept alive and reused per origin, a cap on connections in use, TLS (httpx's
+default context: certifi, or `SSL_CERT_FILE`), a reply streamed as it is read with backpressure, and every
+network failure raised as httpx's `TransportError` kinds, which the caller's retries and outcomes read. Never a redirect, a proxy or a decoded body:
 the caller follows none (SEC-8) and asks for no compression; a client over this transport decodes
 `Content-Encoding` itself, as httpx does over any transport.
 """
@@ -191,6 +193,7 @@ class Http1Transport(httpx.AsyncBaseTransport):
         self.ssl_context = ssl_context
         self.on_connection = on_connection
         self.idle: dict[Origin, list[Connection]] = {}
+        self.swept = time.monotonic()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
@@ -248,12 +251,19 @@ class Http1Transport(httpx.AsyncBaseTransport):
         return connection
 
     def release(self, origin: Origin, connection: Connection) -> None:
+        now = time.monotonic()
         if connection.reusable():
-            connection.idle_since = time.monotonic()
+            connection.idle_since = now
             self.idle.setdefault(origin, []).append(connection)
         else:
             connection.close()
         self._release_slot()
+        if now - self.swept > self.keepalive_s:  # an origin no call goes to any more keeps no socket open
+            self.swept = now
+            for kept in self.idle.values():
+                for stale in [c for c in kept if c.closed or now - c.idle_since >= self.keepalive_s]:
+                    kept.remove(stale)
+                    stale.close()
 
     def _release_slot(self) -> None:
         if self.slots is not None:

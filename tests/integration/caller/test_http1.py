@@ -69,6 +69,12 @@ def answer(data: bytes) -> Reply:
     return reply
 
 
+def origin_of(url: str) -> tuple[str, str, int]:
+    parsed = httpx.URL(url)
+    assert parsed.port is not None
+    return parsed.scheme, parsed.host, parsed.port
+
+
 async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
     for _ in range(int(timeout / 0.01)):
         if check():
@@ -166,7 +172,7 @@ async def test_a_connection_its_server_closed_while_idle_is_not_used_again() -> 
         transport = Http1Transport(4)
         await fetch(transport, url)
         server.writers[0].close()
-        kept = transport.idle[("http", "127.0.0.1", int(url.split(":")[2].split("/")[0]))][0]
+        (kept,) = transport.idle[origin_of(url)]
         await until(lambda: kept.closed)  # its close reaches our side
         assert await fetch(transport, url) == (200, b"ok")
         assert server.connections == 2
@@ -249,3 +255,15 @@ def certificates(folder: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
     server.load_cert_chain(cert_path, key_path)
     client = ssl.create_default_context(cafile=str(cert_path))
     return server, client
+
+
+async def test_a_connection_idle_past_its_keepalive_is_closed_by_the_next_release() -> None:
+    async with serving(answer(OK)) as (_, url), serving(answer(OK)) as (_, elsewhere):
+        transport = Http1Transport(4, keepalive_s=0.05)
+        await fetch(transport, url)
+        (first,) = transport.idle[origin_of(url)]
+        await asyncio.sleep(0.1)  # past its keep-alive
+        await fetch(transport, elsewhere)
+        assert first.closed and transport.idle[origin_of(url)] == []
+        assert len(transport.idle[origin_of(elsewhere)]) == 1  # the one just released stays
+        await transport.aclose()
