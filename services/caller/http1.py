@@ -9,9 +9,9 @@ URL and header objects, and httpx's wrapping of them, did nothing a provider cal
 
 What is kept: connections kept alive and reused per origin, a cap on connections in use, TLS (httpx's
 default context: certifi, or `SSL_CERT_FILE`), a reply streamed as it is read with backpressure, and every
-network failure raised as httpx's `TransportError` kinds, which the caller's retries and outcomes read. Never a redirect, a proxy or a decoded body:
-the caller follows none (SEC-8) and asks for no compression; a client over this transport decodes
-`Content-Encoding` itself, as httpx does over any transport.
+network failure raised as httpx's `TransportError` kinds, which the caller's retries and outcomes read.
+Never a redirect, a proxy or a decoded body: the caller follows none (SEC-8) and asks for no compression;
+a client over this transport decodes `Content-Encoding` itself, as httpx does over any transport.
 """
 
 from __future__ import annotations
