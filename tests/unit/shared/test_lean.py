@@ -9,8 +9,7 @@ import sys
 
 import pytest
 
-LEFT_OUT = {"seater": "rich aiohttp", "prober": "rich aiohttp", "ledger": "rich aiohttp",
-            "gateway": "rich aiohttp", "caller": "rich"}
+LEFT_OUT = {service: "rich aiohttp" for service in ("seater", "prober", "ledger", "gateway", "caller")}
 
 
 @pytest.mark.parametrize("service", sorted(LEFT_OUT))
