@@ -62,10 +62,13 @@ async def serving(reply: Reply, tls: ssl.SSLContext | None = None) -> AsyncItera
         await listening.wait_closed()
 
 
-def answer(data: bytes) -> Reply:
+def answer(data: bytes, close: bool = False) -> Reply:
+    """Every request answered with `data`, the connection closed after it with `close`."""
     async def reply(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(data)
         await writer.drain()
+        if close:
+            writer.close()
     return reply
 
 
@@ -125,12 +128,8 @@ async def test_a_chunked_reply_is_read_as_it_comes_and_its_connection_kept() -> 
 
 
 async def test_a_reply_that_runs_until_the_connection_closes_is_whole_and_its_connection_not_kept() -> None:
-    async def reply(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nall of it")
-        await writer.drain()
-        writer.close()
-
-    async with serving(reply) as (server, url):
+    async with serving(answer(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nall of it", close=True)) as (
+            server, url):
         transport = Http1Transport(4)
         assert await fetch(transport, url) == (200, b"all of it")
         assert await fetch(transport, url) == (200, b"all of it")
@@ -139,25 +138,16 @@ async def test_a_reply_that_runs_until_the_connection_closes_is_whole_and_its_co
 
 
 async def test_a_reply_cut_short_is_a_read_error_and_a_garbled_one_a_protocol_error() -> None:
-    async def cut(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten..")
-        await writer.drain()
-        writer.close()
-
+    cut = answer(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten..", close=True)
     async with serving(cut) as (_, url):
         with pytest.raises(httpx.ReadError):
             await fetch(Http1Transport(4), url)
     async with serving(answer(b"NOT HTTP AT ALL\r\n\r\n")) as (_, url):
         with pytest.raises(httpx.RemoteProtocolError):
             await fetch(Http1Transport(4), url)
-    async with serving(closed) as (_, url):
+    async with serving(answer(b"", close=True)) as (_, url):  # closes without a word
         with pytest.raises(httpx.RemoteProtocolError):
             await fetch(Http1Transport(4), url)
-
-
-async def closed(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Closes without a word."""
-    writer.close()
 
 
 async def test_nothing_listening_is_a_connect_error() -> None:
