@@ -89,7 +89,7 @@ async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
 async def fetch(transport: Http1Transport, url: str, body: bytes = b"{}") -> tuple[int, bytes]:
     response = await transport.handle_async_request(httpx.Request("POST", url, content=body))
     try:
-        return response.status_code, b"".join([chunk async for chunk in response.stream])
+        return response.status_code, b"".join([chunk async for chunk in response.aiter_raw()])
     finally:
         await response.aclose()
 
@@ -117,7 +117,7 @@ async def test_a_chunked_reply_is_read_as_it_comes_and_its_connection_kept() -> 
         transport = Http1Transport(4)
         response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
         assert response.headers["content-type"] == "text/event-stream"
-        chunks = aiter(response.stream)
+        chunks = aiter(response.aiter_raw())
         assert await anext(chunks) == b"data: "  # before the server has sent the rest
         release.set()
         assert b"".join([chunk async for chunk in chunks]) == b"hi\n"
