@@ -2,8 +2,8 @@
 
 Every API kind goes through the same loop; its adapter builds the request and reads the reply. The key
 never leaves this module: anything a provider echoes back is redacted before it is returned. Provider
-requests go straight to httpx's transport seam, here our own HTTP/1.1 transport (`http1.py`; FIELD-NOTES:
-httpx's own collapses at 128 calls in flight, and httpx over aiohttp cost four times the CPU): the client's
+requests go straight to httpx's transport seam, here our own HTTP/1.1 transport (`http1.py`; httpx's own
+collapses at 128 calls in flight (FIELD-NOTES), and httpx over aiohttp took twice its CPU): the client's
 layers (redirects, which U-2 forbids anyway, auth, cookies, URL merging) cost CPU on every seat and do
 nothing for us. Listing models still uses a client.
 """
