@@ -20,6 +20,7 @@ import asyncio
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import Any, cast
 
 import httptools
@@ -221,7 +222,7 @@ class Http1Transport(httpx.AsyncBaseTransport):
             raise
         reason = httpx.codes.get_reason_phrase(connection.status).encode()
         return httpx.Response(connection.status, headers=connection.head, request=request,
-                              stream=Body(connection, partial_release(self, origin), timeouts.get("read")),
+                              stream=Body(connection, partial(self.release, origin), timeouts.get("read")),
                               extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason})
 
     def _idle(self, origin: Origin) -> Connection | None:
@@ -274,10 +275,6 @@ class Http1Transport(httpx.AsyncBaseTransport):
             for connection in kept:
                 connection.close()
         self.idle.clear()
-
-
-def partial_release(transport: Http1Transport, origin: Origin) -> Callable[[Connection], None]:
-    return lambda connection: transport.release(origin, connection)
 
 
 def head_of(request: httpx.Request) -> bytes:
