@@ -22,7 +22,7 @@ from services.gateway.panel.resolve import Resolved
 from services.gateway.panel.runner import PanelRun, PanelRunner
 from services.gateway.updates import Updates
 from shared.settings import GatewaySettings
-from shared.streaming import LeanStreamingResponse
+from shared.streaming import Last, LeanStreamingResponse
 
 
 class PanelReplies:
@@ -119,12 +119,10 @@ async def stream_bytes(
             piece = presenter.landed(update)
         elif isinstance(update, Finished):
             last, bench = presenter.finished(update)
-            if last:
-                yield encoder.piece(last)
-            yield encoder.finish(bench)
+            yield Last((encoder.piece(last) if last else b"") + encoder.finish(bench))
             return
         else:
-            yield encoder.error(update.status, update.message)
+            yield Last(encoder.error(update.status, update.message))
             return
         if piece:
             yield encoder.piece(piece)

@@ -27,7 +27,7 @@ from services.gateway.route_mode.needs import request_estimate
 from services.gateway.route_mode.prepared import Done, Failed, Pieces, TurnRun, TurnUpdate
 from shared.refusal import Refusal
 from shared.settings import GatewaySettings
-from shared.streaming import LeanStreamingResponse
+from shared.streaming import Last, LeanStreamingResponse
 
 
 class RouteReplies:
@@ -127,7 +127,7 @@ async def stream_turn(
                     wrote, head = loop.time(), b""
                 continue
         if isinstance(update, Done):
-            yield head + encoder.finish(update.summary, update.bench)
+            yield Last(head + encoder.finish(update.summary, update.bench))
         else:
-            yield head + encoder.error(update.status, update.message)
+            yield Last(head + encoder.error(update.status, update.message))
         return
