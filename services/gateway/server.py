@@ -11,6 +11,7 @@ import uvicorn
 
 from services.gateway.allow import startup_problems
 from services.gateway.app import create_app
+from services.gateway.http_protocol import GatewayHttpProtocol
 from shared.logging import setup_logging
 from shared.runtime import login_or_exit
 from shared.settings import GatewaySettings, settings_or_exit
@@ -30,6 +31,7 @@ def serve(surfaces: Sequence[Surface] = ()) -> None:
     server = uvicorn.Server(uvicorn.Config(
         app, host=settings.bind, port=settings.port, access_log=False, log_config=None,
         timeout_graceful_shutdown=max(1, round(settings.drain_s)), lifespan="on",
+        http=GatewayHttpProtocol,  # a reply's head leaves with its first bytes of body
     ))
     stop_serving = server.handle_exit
 
