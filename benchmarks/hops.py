@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -40,6 +41,11 @@ def load(url: str, body: str, requests: int, marker: str | None = None) -> None:
     subprocess.run(cmd + (["--marker", marker] if marker else []), check=True, capture_output=True)
 
 
+def role(process: str) -> str:
+    """A service's replicas as one: a request meets whichever caller took it."""
+    return re.sub(r"-\d+$", "", process)
+
+
 def timeline(log: Path, names: dict[int, str]) -> list[tuple[float, float, float, str, str]]:
     """(first, last, times a request, label, process) per point, medians over the requests but the first."""
     requests: list[list[tuple[float, int, str]]] = []
@@ -58,7 +64,7 @@ def timeline(log: Path, names: dict[int, str]) -> list[tuple[float, float, float
         for at, pid, label in stamps:
             if label.startswith("client") and pid in names:
                 continue  # aiohttp's reads in a server of the stack or the provider: not the client's
-            seen[(label, names.get(pid) or "client")].append((at - start) * 1000)
+            seen[(label, role(names.get(pid) or "client"))].append((at - start) * 1000)
         for key, offsets in seen.items():
             firsts[key].append(offsets[0])
             lasts[key].append(offsets[-1])

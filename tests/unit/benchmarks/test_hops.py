@@ -91,6 +91,6 @@ def test_the_timeline_is_per_request_medians_in_order(tmp_path: Path) -> None:
     log.write_text("\n".join(lines) + "\n")
     rows = timeline(log, {7: "gateway-0"})  # the first request is a warm-up: left out
     assert [(label, process, times) for _, _, times, label, process in rows] == [
-        ("client sends", "client", 1), ("gateway hears", "gateway-0", 1), ("gateway asks", "gateway-0", 2)]
+        ("client sends", "client", 1), ("gateway hears", "gateway", 1), ("gateway asks", "gateway", 2)]
     first, last = rows[2][0], rows[2][1]
     assert first == pytest.approx(0.7) and last == pytest.approx(0.9)
