@@ -53,6 +53,24 @@ async def one(
             tally.marked.append(seen - start)
 
 
+async def fanned(session: aiohttp.ClientSession, url: str, body: bytes, fanout: int, tally: Tally) -> None:
+    """`fanout` copies of the request at once, timed until the last has its whole reply: what a panel's
+    fan-out costs the provider alone."""
+    start = time.perf_counter()
+
+    async def single() -> int:
+        async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as resp:
+            await resp.read()
+            return resp.status
+
+    statuses = await asyncio.gather(*(single() for _ in range(fanout)))
+    failed = [status for status in statuses if status != 200]
+    if failed:
+        tally.errors.append(f"HTTP {failed[0]}")
+        return
+    tally.latencies.append(time.perf_counter() - start)
+
+
 async def worker(
     session: aiohttp.ClientSession,
     url: str,
@@ -61,17 +79,22 @@ async def worker(
     count: list[int],
     marker: bytes | None,
     tally: Tally,
+    fanout: int = 1,
 ) -> None:
     while time.monotonic() < end and count[0] > 0:
         count[0] -= 1
         try:
-            await one(session, url, body, marker, tally)
+            if fanout > 1:
+                await fanned(session, url, body, fanout, tally)
+            else:
+                await one(session, url, body, marker, tally)
         except Exception as exc:
             tally.errors.append(type(exc).__name__)
 
 
 async def run(
-    url: str, body: bytes, concurrency: int, seconds: float, requests: int, marker: bytes | None = None
+    url: str, body: bytes, concurrency: int, seconds: float, requests: int, marker: bytes | None = None,
+    fanout: int = 1,
 ) -> dict[str, object]:
     tally = Tally()
     count = [requests]
@@ -83,7 +106,8 @@ async def run(
         # `{worker}` in the body becomes each worker's number: e.g. one route conversation per worker.
         await asyncio.gather(
             *(
-                worker(session, url, body.replace(b"{worker}", str(n).encode()), end, count, marker, tally)
+                worker(session, url, body.replace(b"{worker}", str(n).encode()), end, count, marker, tally,
+                       fanout)
                 for n in range(concurrency)
             )
         )
@@ -105,10 +129,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--requests", type=int, default=10**9, help="stop after this many requests")
     parser.add_argument("--marker", help="also time the first byte and the first occurrence of this text")
+    parser.add_argument("--fanout", type=int, default=1,
+                        help="each request is this many copies sent at once, timed until the last ends")
     args = parser.parse_args()
+    if args.fanout > 1 and args.marker:
+        parser.error("--marker times one reply: it does not go with --fanout")
     marker = args.marker.encode() if args.marker else None
     result = runtime.run(  # the same event loop as the services: the client is never the bottleneck
-        run(args.url, args.body.encode(), args.concurrency, args.seconds, args.requests, marker)
+        run(args.url, args.body.encode(), args.concurrency, args.seconds, args.requests, marker, args.fanout)
     )
     json.dump(result, sys.stdout)
 

@@ -3,7 +3,9 @@
 Starts the fake provider (200 ms per call) and the whole stack, saves a 3-member collection that seats 2
 explorers (5 seats a panel), then measures with `loadgen` in a separate process:
   * direct-to-provider latency at concurrency 1 (the baseline) and throughput at 128 (the client's reach),
-  * panel latency at concurrency 1 → overhead = panel − direct (p50, p95),
+  * panel latency at concurrency 1 → overhead = panel − direct (p50, p95), and also against 5 direct calls
+    sent at once (a panel's fan-out on the provider alone: a one-process fake provider answers 5 requests
+    one after the other, which a single direct call does not show),
   * panels per second, p95 and errors at concurrency 32 and 128,
   * overhead again after 100,000 seats are already in the ledger and the seater's memory,
   * a streamed Anthropic panel at concurrency 32: first byte and first seat section vs the provider's own
@@ -54,6 +56,7 @@ from tests.fakes.provider import FakeProvider
 
 MEMBERS = ["alpha-7b", "bravo-8b", "charlie-9b"]
 EXPLORERS = ["delta-10b", "echo-11b", "foxtrot-12b", "golf-13b", "hotel-14b"]
+SEATS = len(MEMBERS) + 2  # a panel: every member and 2 explorers (`configure`)
 BODY = json.dumps({"model": "bench/core", "messages": [{"role": "user", "content": "Name one benchmark."}]})
 ANTHROPIC_BODY = json.dumps(
     {
@@ -82,7 +85,8 @@ def pct(values: list[float], q: float) -> float:
 
 
 def load(
-    url: str, body: str, concurrency: int, seconds: float, requests: int = 10**9, marker: str | None = None
+    url: str, body: str, concurrency: int, seconds: float, requests: int = 10**9, marker: str | None = None,
+    fanout: int = 1,
 ) -> dict[str, Any]:
     cmd = [
         sys.executable,
@@ -100,6 +104,8 @@ def load(
     ]
     if marker:
         cmd += ["--marker", marker]
+    if fanout > 1:
+        cmd += ["--fanout", str(fanout)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     result: dict[str, Any] = json.loads(out.stdout)
     return result
@@ -369,6 +375,7 @@ def main() -> None:
             settle(pids)
             direct1 = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1 = cost.of(partial(load, panel_url, BODY, 1, 600, args.samples))
+            fanout1 = summary(load(direct_url, direct_body, 1, 600, args.samples, fanout=SEATS))
             direct128 = summary(load(direct_url, direct_body, 128, args.seconds))
             panel32 = summary(load(panel_url, BODY, 32, args.seconds))
             direct_stream32 = summary(
@@ -411,6 +418,8 @@ def main() -> None:
             {
                 "direct_c1": direct1,
                 "panel_c1": panel1,
+                "direct_fanout_c1": fanout1,
+                "overhead_fanout_p50_ms": panel1["p50_ms"] - fanout1["p50_ms"],
                 "direct_c128": direct128,
                 "panel_c32": panel32,
                 "panel_c128": panel128,
@@ -553,13 +562,15 @@ def print_report(r: dict[str, Any]) -> None:
     for key, label in [
         ("direct_c1", "direct to provider, c=1 (baseline)"),
         ("panel_c1", "panel, c=1"),
+        ("direct_fanout_c1", f"direct, {SEATS} at once, c=1"),
         ("direct_c128", "direct to provider, c=128 (client)"),
         ("panel_c32", "panel, c=32"),
         ("panel_c128", "panel, c=128"),
         ("direct_c1_seeded", "direct, c=1, after seeding"),
         ("panel_c1_seeded", "panel, c=1, after seeding"),
     ]:
-        print(row(label, r[key]))
+        if key in r:
+            print(row(label, r[key]))
     d, a = r["direct_stream_c32"], r["anthropic_stream_c32"]
     print(
         f"  streamed, c=32: provider first token p50 {d['first_byte_p50_ms']:.1f} ms "
@@ -601,6 +612,9 @@ def print_report(r: dict[str, Any]) -> None:
         f"  overhead p50 {r['overhead_p50_ms']:.1f} ms, p95 {r['overhead_p95_ms']:.1f} ms"
         " (panel − direct, c=1)"
     )
+    if "overhead_fanout_p50_ms" in r:
+        print(f"  overhead p50 against {SEATS} direct calls at once (a panel's fan-out, the provider's own "
+              f"share of it taken out): {r['overhead_fanout_p50_ms']:.1f} ms")
     costs = [("panel, c=1", r["panel_c1"])]
     costs += [(f"route turn, {c}", p["route"]) for c, p in r["route_ttfb"].items()]
     print("  the stack's cost per request (CPU ms, all its processes; NATS messages in + out): " + ", ".join(
