@@ -17,6 +17,8 @@ import aiohttp
 
 from shared import runtime
 
+JSON = {"Content-Type": "application/json"}
+
 
 class Tally:
     def __init__(self) -> None:
@@ -33,7 +35,7 @@ async def one(
     start = time.perf_counter()
     first = seen = None
     tail = b""
-    async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as resp:
+    async with session.post(url, data=body, headers=JSON) as resp:
         async for chunk in resp.content.iter_any():
             now = time.perf_counter()
             first = first or now
@@ -59,7 +61,7 @@ async def fanned(session: aiohttp.ClientSession, url: str, body: bytes, fanout: 
     start = time.perf_counter()
 
     async def single() -> int:
-        async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as resp:
+        async with session.post(url, data=body, headers=JSON) as resp:
             await resp.read()
             return resp.status
 
