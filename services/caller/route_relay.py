@@ -6,7 +6,8 @@ publishing numbered `RelayFrame`s on the gateway's relay subject as the member's
 with `end` or `fail`. The gateway stops a member it gave up on by publishing on the relay's cancel subject;
 every caller hears every cancel on one wildcard subscription (a call costs no SUB and UNSUB of its own) and
 stops the call it holds under that relay, if any. Afterwards the call's usage (`CallUsed`) and what its
-failure teaches about limits (cooldown, stated limits, quotas) go to the stream, as for a seat.
+failure teaches about limits (cooldown, stated limits, quotas) go to the stream, as for a seat, a beat
+after the end (`bus.RECORDS_AFTER_S`).
 """
 
 from __future__ import annotations
@@ -104,10 +105,11 @@ class Frames:
 
 class RouteRelay:
     def __init__(
-        self, nc: NATS, caller: RouteCaller, book: LimitBook, instance: str, config: ConfigWait
+        self, nc: NATS, caller: RouteCaller, book: LimitBook, instance: str, config: ConfigWait,
+        records_after_s: float = bus.RECORDS_AFTER_S,
     ) -> None:
         self.nc, self.js, self.caller, self.book, self.instance = nc, nc.jetstream(), caller, book, instance
-        self.config = config
+        self.config, self.records_after_s = config, records_after_s
         self.quota_news = QuotaNews()
         self.running: dict[asyncio.Task[None], Stop] = {}
         self.stops: dict[str, Stop] = {}  # by relay subject: the calls a cancel can reach
@@ -164,7 +166,9 @@ class RouteRelay:
             beating.cancel()  # not awaited: a cancelled beat publishes nothing, and the end need not wait
         relayed = relay_outcome(seat, routed)
         await frames.end(relayed)
-        await asyncio.sleep(0)  # the NATS client's flusher sends the end before the usage is built
+        # A failure's news (a cooldown, a limit) goes at once: no other turn should pick the member meanwhile.
+        # A good call's usage line waits a beat: the turn's end and the agent's next turn go first.
+        await asyncio.sleep(self.records_after_s if relayed.status != "error" else 0)
         log.info("route_call_finished", status=relayed.status, seconds=relayed.seconds,
                  attempts=relayed.attempts, http_status=relayed.http_status, frames=frames.seq,
                  error=relayed.error[:200])

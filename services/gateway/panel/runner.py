@@ -157,12 +157,12 @@ class PanelRunner:
         run.put(Seated(plan))
         results = await self._ask(plan, plan.seats, panel_question(ask, plan), run)
         merge = await self._merge(plan, ask, results) if resolved.panel_mode == "merged" else None
-        # The reply goes out first (one loop turn lets the request build and send it); the call log line
-        # is recorded while it travels.
+        # The reply goes out first; the call log line is recorded a beat later, out of the way of the
+        # client's read and of its next request.
         run.put(Finished(plan, results, merge))
         for done in results.values():
             metrics.SEATS.labels(done.status).inc()
-        await asyncio.sleep(0)
+        await asyncio.sleep(bus.RECORDS_AFTER_S)
         try:
             await bus.publish_event(self.js, panel_answered(plan, ask, self.instance, merge))
         except Exception as exc:  # the answers are in the stream already; only the log line is lost

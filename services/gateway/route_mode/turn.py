@@ -5,7 +5,8 @@ stops nothing, and the turn is still recorded. Each member is one relay (see `re
 before its first piece is replaced by the next, invisibly; once one went live it is the turn's only
 member. When the turn is over the client gets its end, with the conversation record as it will be
 written; then the record is brought forward (compare-and-set, so a concurrent turn is not lost; this
-replica's next read of it waits for the write), and then the records follow (see `aftermath`).
+replica's next read of it waits for the write), and a beat later (`bus.RECORDS_AFTER_S`) the records
+follow (see `aftermath`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from services.gateway.route_mode.record import route_call
 from services.gateway.route_mode.relay import MemberRelay
 from services.gateway.route_mode.upstream_request import upstream_body
 from shared import metrics
+from shared.bus import RECORDS_AFTER_S
 from shared.commands import RELAY_SILENCE_S
 from shared.ids import utcnow
 
@@ -105,6 +107,9 @@ class RouteTurnRun:
         self.updates.put(Done(summary, bench, alias))
         await asyncio.sleep(0)  # the request writes the end now, before the record's encoding and the write
         before, after = await store.close_turn(key, opened, apply, foreseen)
+        # The conversation's record is written at once (another replica may take its next turn); the turn's
+        # records wait a beat, for the client's last read and its agent's next turn.
+        await asyncio.sleep(RECORDS_AFTER_S)
         status = turn_status(summary, "")
         metrics.ROUTE_TURN_SECONDS.labels(status).observe(seconds)
         log.info("route_turn_answered", alias=alias, turn=after.turns, status=status,
