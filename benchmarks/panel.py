@@ -47,6 +47,7 @@ import psutil
 from benchmarks.agent_turn import AGENT_TOOLS, agent_body
 from benchmarks.floor import floor_path
 from benchmarks.memory import RssSampler, memory_report, snapshot
+from benchmarks.panel_floor import panel_floor_runs
 from cli.stack import Stack
 from shared import bus
 from shared.bus_access import ADMIN
@@ -396,6 +397,8 @@ def main() -> None:
             settle(pids)
             floor = floor_runs(direct_url, args.samples, args.seconds)
             settle(pids)
+            panel_floor = panel_floor_runs(direct_url, args.samples)
+            settle(pids)
             cpu0 = cpu_seconds(pids)
             with RssSampler(stack_pids) as rss128:
                 panel128 = summary(load(panel_url, BODY, 128, args.seconds))
@@ -428,6 +431,7 @@ def main() -> None:
                 "route_ttfb": route_ttfb,
                 "agent_turn_c1": agent_turn,
                 "route_floor": floor,
+                "panel_floor": panel_floor,
                 "direct_c1_seeded": direct1b,
                 "panel_c1_seeded": panel1b,
                 "overhead_p50_ms": over,
@@ -548,6 +552,10 @@ def route_only(args: argparse.Namespace) -> None:
           f"{speed_after:.1f} ms after (compare it between reports: a slower machine slows every figure)")
 
 
+PANEL_FLOORS = {"design": "the design", "no_plan_hop": "without the seater's hop",
+                "core_nats": "calls and answers over core NATS (nothing stored)", "neither": "both"}
+
+
 def print_report(r: dict[str, Any]) -> None:
     def row(label: str, s: dict[str, float]) -> str:
         return (
@@ -615,6 +623,12 @@ def print_report(r: dict[str, Any]) -> None:
     if "overhead_fanout_p50_ms" in r:
         print(f"  overhead p50 against {SEATS} direct calls at once (a panel's fan-out, the provider's own "
               f"share of it taken out): {r['overhead_fanout_p50_ms']:.1f} ms")
+    if "panel_floor" in r:
+        floors = r["panel_floor"]
+        shares = ", ".join(f"{PANEL_FLOORS[k]} {v['overhead_p50_ms']:.1f} ms"
+                           for k, v in floors.items() if k in PANEL_FLOORS)
+        print(f"  a panel's floor (its hops bare, benchmarks/panel_floor.py), c=1, overhead p50 against "
+              f"{SEATS} direct calls at once: {shares}")
     costs = [("panel, c=1", r["panel_c1"])]
     costs += [(f"route turn, {c}", p["route"]) for c, p in r["route_ttfb"].items()]
     print("  the stack's cost per request (CPU ms, all its processes; NATS messages in + out): " + ", ".join(
