@@ -36,11 +36,12 @@ KEY_RATES_TTL_S = 3600.0
 CONVERSATIONS_TTL_S = 3600.0
 # A session reminded of a seat is not reminded again for a week (sessions are resumed days later).
 REMINDERS_TTL_S = 7 * 24 * 3600.0
-# Bookkeeping nobody waits for (a good route call's usage line, a route turn's record, a panel's log line)
-# goes on the bus this long after the answer. In the milliseconds after an answer's end its client reads
-# the last bytes and an agent sends its next turn, and the records' publishing, storing and folding
-# (several processes at once) took the CPU from both: on a 2-core machine, about 0.4 ms of a route turn.
-# A failure's news and the conversation record are not held (see the route relay and the route turn).
+# Bookkeeping nobody waits for (a good route call's usage line, a route turn's record, a panel's log line,
+# the seater's log line of a plan) goes out this long after the answer. In the milliseconds after an
+# answer's end its client reads the last bytes and an agent sends its next turn, and the records'
+# publishing, storing and folding (several processes at once) took the CPU from both: on a 2-core machine,
+# about 0.4 ms of a route turn. A failure's news and the conversation record are not held (see the route
+# relay and the route turn).
 RECORDS_AFTER_S = 0.01
 
 

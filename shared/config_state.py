@@ -6,6 +6,7 @@ seater and the callers agree on what a collection or an endpoint is. Pure: no I/
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -363,7 +364,9 @@ APPLY: dict[type[EventBase], Callable[[ConfigState, Any], None]] = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def family(served: str) -> str:
-    """C-6: the served id's last path segment before `:`, lower-cased, without `-_.`."""
+    """C-6: the served id's last path segment before `:`, lower-cased, without `-_.` (kept per id: a plan
+    asks it for every model of the bench)."""
     last = served.rsplit("/", 1)[-1].split(":", 1)[0].lower()
     return "".join(ch for ch in last if ch not in "-_.")

@@ -278,16 +278,17 @@ def _fill_by_staleness(
     """P-7: each free seat goes to the eligible model whose last seat is oldest (never seated = oldest), the
     lower suite recall first among equally stale ones (T-5; never scored = 0), then registry order (`min`
     keeps it); never a member, a member's family, or a chosen seat's family."""
+    if len(explorers) >= explorer_seats:
+        return
     taken = set(col.members)
     families = {family(config.models[a].served) for a in col.members if a in config.models}
+    # Whether a model may explore does not depend on the seats taken since: it is asked once per model.
+    pool = [m for m in config.models.values() if m.alias not in taken and family(m.served) not in families
+            and _can_explore(m, shape, request, config, rotation, now)]
     while len(explorers) < explorer_seats:
         taken |= {m.alias for m in explorers}
         families |= {family(m.served) for m in explorers}
-        pool = [
-            m for m in config.models.values()
-            if m.alias not in taken and family(m.served) not in families
-            and _can_explore(m, shape, request, config, rotation, now)
-        ]
+        pool = [m for m in pool if m.alias not in taken and family(m.served) not in families]
         if not pool:
             return
         explorers.append(min(pool, key=lambda m: (rotation.last_seat(m.alias),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 import structlog
@@ -157,8 +158,10 @@ class Seater:
         raise rpc.RpcFailure(503, "the seater could not draw a free panel id; try again")
 
     def _seated(self, draft: Draft, request: PlanRequest, panel: str, seats: list[SeatPlan]) -> Plan:
-        log.info("panel_seated", panel=panel, collection=request.collection, shape=draft.shape,
-                 aliases=draft.aliases(), skipped=[s.alias for s in draft.skipped])
+        # The log line follows a beat after the answer (`bus.RECORDS_AFTER_S`): it is not on the panel's way.
+        asyncio.get_running_loop().call_later(bus.RECORDS_AFTER_S, partial(
+            log.info, "panel_seated", panel=panel, collection=request.collection, shape=draft.shape,
+            aliases=draft.aliases(), skipped=[s.alias for s in draft.skipped]))
         return draft.plan(panel, seats, self.config)
 
     async def _confirm(self, panel: str, recording: asyncio.Future[Any]) -> None:
