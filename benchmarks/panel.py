@@ -397,8 +397,6 @@ def main() -> None:
             settle(pids)
             floor = floor_runs(direct_url, args.samples, args.seconds)
             settle(pids)
-            panel_floor = panel_floor_runs(direct_url, args.samples)
-            settle(pids)
             cpu0 = cpu_seconds(pids)
             with RssSampler(stack_pids) as rss128:
                 panel128 = summary(load(panel_url, BODY, 128, args.seconds))
@@ -409,6 +407,8 @@ def main() -> None:
             settle(pids)
             direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
+            settle(pids)
+            panel_floor = panel_floor_runs(direct_url, args.samples)  # last: its processes are gone after it
             warm, soaked = soak(panel_url, route_body, args.soak_minutes, pids)
         steal = steal_share(ticks_before, cpu_ticks())
         after_label = f"after a {args.soak_minutes:g}-minute soak" if warm else "after the runs"
