@@ -67,18 +67,23 @@ async def caller(nats_url: str, provider_url: str) -> None:
     await asyncio.Event().wait()
 
 
-def gateway_app(nats_url: str) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
-    """The bare gateway: the body out on `floor.route`, the reply's messages back as the response body."""
+async def lifespan(nats_url: str, conn: list[Any], receive: Receive, send: Send) -> None:
+    """A bare app's lifespan: its NATS connection made at startup, into `conn`."""
     import nats
 
+    while (await receive())["type"] != "lifespan.shutdown":
+        conn.append(await nats.connect(nats_url))
+        await send({"type": "lifespan.startup.complete"})
+    await send({"type": "lifespan.shutdown.complete"})
+
+
+def gateway_app(nats_url: str) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+    """The bare gateway: the body out on `floor.route`, the reply's messages back as the response body."""
     conn: list[Any] = []
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            while (await receive())["type"] != "lifespan.shutdown":
-                conn.append(await nats.connect(nats_url))
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"})
+            await lifespan(nats_url, conn, receive, send)
             return
         body, more = b"", True
         while more:
@@ -132,14 +137,19 @@ def floor_path(provider_url: str) -> Iterator[str]:
             wait_for(lambda: port_open(http_port), f"the floor's gateway on port {http_port}")
             yield f"http://127.0.0.1:{http_port}/"
         finally:
-            for proc in reversed(procs):
-                proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(5)
+            stop(procs)
+
+
+def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Each process ended by its PID, the last started first; one that ignores the request is killed."""
+    for proc in reversed(procs):
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
 
 
 def port_open(port: int) -> bool:
@@ -161,17 +171,24 @@ def wait_for(ready: Callable[[], bool], what: str, timeout_s: float = 20.0) -> N
         time.sleep(0.02)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def internal_roles(parser: argparse.ArgumentParser) -> Any:
+    """The processes a floor starts as subcommands (`caller`, `gateway`), and the provider's latency of a
+    run on its own; returns the subcommands, for more."""
     sub = parser.add_subparsers(dest="role")
-    c = sub.add_parser("caller", help="(internal) the floor's caller process")
+    c = sub.add_parser("caller", help="(internal) a floor's caller process")
     c.add_argument("nats_url")
     c.add_argument("provider_url")
     g = sub.add_parser("gateway", help="(internal) the floor's gateway process")
     g.add_argument("nats_url")
     g.add_argument("port", type=int)
     parser.add_argument("--latency-ms", type=int, default=200, help="the fake provider's latency")
+    return sub
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    internal_roles(parser)
     parser.add_argument("--samples", type=int, default=60, help="turns at c=1")
     parser.add_argument("--seconds", type=float, default=8.0, help="length of the c=32 run")
     args = parser.parse_args()

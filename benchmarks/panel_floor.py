@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.floor import Receive, Scope, Send, port_open, said, wait_for
+from benchmarks.floor import Receive, Scope, Send, internal_roles, lifespan, port_open, said, stop, wait_for
 
 PLAN = "floor.plan"
 CALLS_STREAM, EVENTS_STREAM, CONSUMER = "FLOOR_CALLS", "FLOOR_EVENTS", "floor-callers"
@@ -138,16 +138,11 @@ async def caller(nats_url: str, provider_url: str, durable: bool) -> None:
 def gateway_app(nats_url: str, plan: bool, durable: bool) -> Any:
     """The bare gateway: a seating (asked, or its own), one call per seat, every answer gathered, all of
     them as the response body."""
-    import nats
-
     conn: list[Any] = []
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            while (await receive())["type"] != "lifespan.shutdown":
-                conn.append(await nats.connect(nats_url))
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"})
+            await lifespan(nats_url, conn, receive, send)
             return
         more = True
         while more:
@@ -217,14 +212,7 @@ def panel_floor_path(provider_url: str, plan: bool = True, durable: bool = True,
             wait_for(lambda: port_open(http_port), f"the panel floor's gateway on port {http_port}")
             yield f"http://127.0.0.1:{http_port}/"
         finally:
-            for proc in reversed(procs):
-                proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(5)
+            stop(procs)
 
 
 VARIANTS = {"design": (True, True), "no_plan_hop": (False, True), "core_nats": (True, False),
@@ -253,16 +241,8 @@ def main() -> None:
     parser.add_argument("--no-plan", action="store_true",
                         help="(internal) the gateway seats the panel itself")
     parser.add_argument("--core", action="store_true", help="(internal) calls and answers over core NATS")
-    sub = parser.add_subparsers(dest="role")
-    s = sub.add_parser("seater", help="(internal) the floor's seater process")
-    s.add_argument("nats_url")
-    c = sub.add_parser("caller", help="(internal) a floor caller process")
-    c.add_argument("nats_url")
-    c.add_argument("provider_url")
-    g = sub.add_parser("gateway", help="(internal) the floor's gateway process")
-    g.add_argument("nats_url")
-    g.add_argument("port", type=int)
-    parser.add_argument("--latency-ms", type=int, default=200, help="the fake provider's latency")
+    internal_roles(parser).add_parser("seater", help="(internal) the floor's seater process").add_argument(
+        "nats_url")
     parser.add_argument("--samples", type=int, default=60, help="panels per variant at c=1")
     args = parser.parse_args()
     from shared import runtime
