@@ -553,7 +553,8 @@ def route_only(args: argparse.Namespace) -> None:
 
 
 PANEL_FLOORS = {"design": "the design", "no_plan_hop": "without the seater's hop",
-                "core_nats": "calls and answers over core NATS (nothing stored)", "neither": "both"}
+                "core_nats": "calls and answers over core NATS (nothing stored)", "neither": "both",
+                "seater_queues": "the seater queueing the calls"}
 
 
 def print_report(r: dict[str, Any]) -> None:

@@ -6,11 +6,12 @@ pull) → provider (HTTP, streamed, as U-2 asks) → each answer stored in the e
 hearing it as it is stored → the client, once every seat is in. This module runs those hops bare (a raw
 ASGI app on uvicorn, a seater that answers a fixed seating, callers that relay the provider's lines), on
 the same event loops, so `make bench` can show how much of a panel's overhead is the design and how much
-the product's own work, and what each of two hops costs: `plan=False` seats the panel in the gateway (no
-seater hop), `durable=False` sends the calls and answers over core NATS (a queue group: nothing stored,
-nothing redelivered). A yardstick, not a product path: no keys, limits, ledger, rotation or formats.
+the product's own work, and what other designs would cost (`Design`): `plan=False` seats the panel in the
+gateway (no seater hop), `durable=False` sends the calls and answers over core NATS (a queue group:
+nothing stored, nothing redelivered), `seater_queues` has the seater queue the calls as it plans (the
+gateway names the panel). A yardstick, not a product path: no keys, limits, ledger, rotation or formats.
 
-    python -m benchmarks.panel_floor      # the floor and its two variants, against the fake provider
+    python -m benchmarks.panel_floor      # the floor and its variants, against the fake provider
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from benchmarks.floor import Receive, Scope, Send, internal_roles, lifespan, port_open, said, stop, wait_for
 
@@ -34,6 +35,24 @@ CALLS_STREAM, EVENTS_STREAM, CONSUMER = "FLOOR_CALLS", "FLOOR_EVENTS", "floor-ca
 CORE_CALLS = "floor.core.call"
 READY = "floor panel process ready"
 SEAT_MODELS = ("alpha-7b", "bravo-8b", "charlie-9b", "delta-10b", "echo-11b")  # 3 members and 2 explorers
+
+
+class Design(NamedTuple):
+    """Which of a panel's hops a floor runs: the seater's plan, calls and answers stored in JetStream, and
+    (a design not built) the seater queueing the calls itself, the gateway naming the panel so that it
+    listens for the answers before any call is out."""
+
+    plan: bool = True
+    durable: bool = True
+    seater_queues: bool = False
+
+    def flags(self) -> list[str]:
+        return [flag for flag, on in (("--no-plan", not self.plan), ("--core", not self.durable),
+                                      ("--seater-queues", self.seater_queues)) if on]
+
+
+VARIANTS = {"design": Design(), "no_plan_hop": Design(plan=False), "core_nats": Design(durable=False),
+            "neither": Design(plan=False, durable=False), "seater_queues": Design(seater_queues=True)}
 
 
 def call_subject(panel: str, seat: int) -> str:
@@ -48,6 +67,18 @@ def provider_body(model: str) -> bytes:
     """What a caller asks for a seat (U-2: streamed, with usage)."""
     return json.dumps({"model": model, "messages": [{"role": "user", "content": "Name one benchmark."}],
                        "stream": True, "stream_options": {"include_usage": True}}).encode()
+
+
+async def queue_calls(nc: Any, panel: str, seats: list[str], durable: bool) -> list[asyncio.Future[Any]]:
+    """One call per seat, on the work queue (the acks to come are returned) or to the core queue group."""
+    calls = [json.dumps({"panel": panel, "seat": i, "model": m}).encode() for i, m in enumerate(seats)]
+    if not durable:
+        for call in calls:
+            await nc.publish(CORE_CALLS, call)
+        return []
+    js = nc.jetstream()
+    return [await js.publish_async(call_subject(panel, i), call, headers={"Nats-Msg-Id": f"{panel}.{i}"})
+            for i, call in enumerate(calls)]
 
 
 async def provision(nats_url: str) -> None:
@@ -67,8 +98,9 @@ async def provision(nats_url: str) -> None:
     await nc.close()
 
 
-async def seater(nats_url: str) -> None:
-    """Each plan: a seating recorded in the event stream (its ack heard after the answer), then answered."""
+async def seater(nats_url: str, design: Design) -> None:
+    """Each plan: a seating recorded in the event stream (its ack heard after the answer), then answered;
+    with `seater_queues`, the calls queued between the two, under the panel id the gateway named."""
     import nats
 
     nc = await nats.connect(nats_url)
@@ -76,11 +108,14 @@ async def seater(nats_url: str) -> None:
     acks: set[asyncio.Future[Any]] = set()
 
     async def on_plan(msg: Any) -> None:
-        panel = secrets.token_hex(6)
+        panel = json.loads(msg.data)["panel"] if design.seater_queues else secrets.token_hex(6)
         plan = json.dumps({"panel": panel, "seats": SEAT_MODELS}).encode()
-        ack = await js.publish_async(f"floor.ev.seated.{panel}", plan, headers={"Nats-Msg-Id": panel})
-        acks.add(ack)
-        ack.add_done_callback(acks.discard)
+        pending = [await js.publish_async(f"floor.ev.seated.{panel}", plan, headers={"Nats-Msg-Id": panel})]
+        if design.seater_queues:
+            pending += await queue_calls(nc, panel, list(SEAT_MODELS), durable=True)
+        for ack in pending:
+            acks.add(ack)
+            ack.add_done_callback(acks.discard)
         await msg.respond(plan)
 
     await nc.subscribe(PLAN, queue="seaters", cb=on_plan)
@@ -135,9 +170,9 @@ async def caller(nats_url: str, provider_url: str, durable: bool) -> None:
     await asyncio.Event().wait()
 
 
-def gateway_app(nats_url: str, plan: bool, durable: bool) -> Any:
-    """The bare gateway: a seating (asked, or its own), one call per seat, every answer gathered, all of
-    them as the response body."""
+def gateway_app(nats_url: str, design: Design) -> Any:
+    """The bare gateway: a seating (asked, or its own), one call per seat (unless the seater queued them),
+    every answer gathered, all of them as the response body."""
     conn: list[Any] = []
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -148,27 +183,24 @@ def gateway_app(nats_url: str, plan: bool, durable: bool) -> Any:
         while more:
             more = (await receive()).get("more_body", False)
         nc = conn[0]
-        if plan:
-            seating = json.loads((await nc.request(PLAN, b"", timeout=5)).data)
-        else:
-            seating = {"panel": secrets.token_hex(6), "seats": SEAT_MODELS}
-        panel, seats = seating["panel"], seating["seats"]
         answers: asyncio.Queue[bytes] = asyncio.Queue()
 
         async def on_answer(msg: Any) -> None:
             answers.put_nowait(msg.data)
 
-        sub = await nc.subscribe(answer_subject(panel, "*"), cb=on_answer)
-        calls = [json.dumps({"panel": panel, "seat": i, "model": m}).encode() for i, m in enumerate(seats)]
-        if durable:
-            js = nc.jetstream()
-            acks = [await js.publish_async(call_subject(panel, i), call,
-                                           headers={"Nats-Msg-Id": f"{panel}.{i}"})
-                    for i, call in enumerate(calls)]
-            await asyncio.gather(*acks)
+        if design.seater_queues:  # named here, so the answers are heard before any call is out
+            panel = secrets.token_hex(6)
+            sub = await nc.subscribe(answer_subject(panel, "*"), cb=on_answer)
+            asked = json.dumps({"panel": panel}).encode()
+            seats = json.loads((await nc.request(PLAN, asked, timeout=5)).data)["seats"]
         else:
-            for call in calls:
-                await nc.publish(CORE_CALLS, call)
+            if design.plan:
+                seating = json.loads((await nc.request(PLAN, b"", timeout=5)).data)
+                panel, seats = str(seating["panel"]), list(seating["seats"])
+            else:
+                panel, seats = secrets.token_hex(6), list(SEAT_MODELS)
+            sub = await nc.subscribe(answer_subject(panel, "*"), cb=on_answer)
+            await asyncio.gather(*await queue_calls(nc, panel, seats, design.durable))
         body = [await asyncio.wait_for(answers.get(), 30) for _ in seats]
         await sub.unsubscribe()
         await send({"type": "http.response.start", "status": 200,
@@ -179,8 +211,7 @@ def gateway_app(nats_url: str, plan: bool, durable: bool) -> Any:
 
 
 @contextlib.contextmanager
-def panel_floor_path(provider_url: str, plan: bool = True, durable: bool = True, callers: int = 2
-                     ) -> Iterator[str]:
+def panel_floor_path(provider_url: str, design: Design = Design(), callers: int = 2) -> Iterator[str]:
     """A NATS server with JetStream, the floor's seater (when `plan`), callers and gateway, stopped by PID on
     the way out; yields the URL."""
     from shared.natsserver import free_port, nats_server_binary
@@ -188,7 +219,7 @@ def panel_floor_path(provider_url: str, plan: bool = True, durable: bool = True,
     nats_port, http_port = free_port(), free_port()
     nats_url = f"nats://127.0.0.1:{nats_port}"
     me = [sys.executable, "-m", "benchmarks.panel_floor"]
-    mode = [*(["--no-plan"] if not plan else []), *(["--core"] if not durable else [])]
+    mode = design.flags()
     with tempfile.TemporaryDirectory(prefix="panel-floor-") as work:
         procs: list[subprocess.Popen[bytes]] = []
 
@@ -204,7 +235,7 @@ def panel_floor_path(provider_url: str, plan: bool = True, durable: bool = True,
                    str(Path(work) / "js")])
             wait_for(lambda: port_open(nats_port), f"nats-server on port {nats_port}")
             asyncio.run(provision(nats_url))
-            if plan:
+            if design.plan:
                 start([*me, *mode, "seater", nats_url], "seater")
             for _ in range(callers):
                 start([*me, *mode, "caller", nats_url, provider_url], "caller")
@@ -215,10 +246,6 @@ def panel_floor_path(provider_url: str, plan: bool = True, durable: bool = True,
             stop(procs)
 
 
-VARIANTS = {"design": (True, True), "no_plan_hop": (False, True), "core_nats": (True, False),
-            "neither": (False, False)}
-
-
 def panel_floor_runs(direct_url: str, samples: int) -> dict[str, Any]:
     """Each variant at concurrency 1, against its own run of the same seats asked directly at once (the
     fan-out a panel is measured against), the two interleaved."""
@@ -226,8 +253,8 @@ def panel_floor_runs(direct_url: str, samples: int) -> dict[str, Any]:
 
     direct_body = json.dumps({"model": SEAT_MODELS[0], "messages": [{"role": "user", "content": "x"}]})
     runs: dict[str, Any] = {}
-    for name, (plan, durable) in VARIANTS.items():
-        with panel_floor_path(direct_url, plan, durable) as url:
+    for name, design in VARIANTS.items():
+        with panel_floor_path(direct_url, design) as url:
             load(url, BODY, 1, 600, 4)  # warm-up: connections, the consumer's first pull
             fanout = summary(load(direct_url, direct_body, 1, 600, samples, fanout=len(SEAT_MODELS)))
             floor = summary(load(url, BODY, 1, 600, samples))
@@ -241,20 +268,22 @@ def main() -> None:
     parser.add_argument("--no-plan", action="store_true",
                         help="(internal) the gateway seats the panel itself")
     parser.add_argument("--core", action="store_true", help="(internal) calls and answers over core NATS")
+    parser.add_argument("--seater-queues", action="store_true", help="(internal) the seater queues the calls")
     internal_roles(parser).add_parser("seater", help="(internal) the floor's seater process").add_argument(
         "nats_url")
     parser.add_argument("--samples", type=int, default=60, help="panels per variant at c=1")
     args = parser.parse_args()
     from shared import runtime
 
+    design = Design(plan=not args.no_plan, durable=not args.core, seater_queues=args.seater_queues)
     if args.role == "seater":
-        runtime.run(seater(args.nats_url))
+        runtime.run(seater(args.nats_url, design))
     elif args.role == "caller":
-        runtime.run(caller(args.nats_url, args.provider_url, not args.core))
+        runtime.run(caller(args.nats_url, args.provider_url, design.durable))
     elif args.role == "gateway":
         import uvicorn
 
-        uvicorn.run(gateway_app(args.nats_url, not args.no_plan, not args.core), host="127.0.0.1",
+        uvicorn.run(gateway_app(args.nats_url, design), host="127.0.0.1",
                     port=args.port, log_level="warning", access_log=False, lifespan="on")
     else:
         standalone(args.latency_ms, args.samples)

@@ -33,9 +33,9 @@ def streamed_text(reply: str) -> str:
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_every_variant_asks_every_seat_and_stops_its_processes(provider: FakeProvider, variant: str) -> None:
-    plan, durable = VARIANTS[variant]
+    design = VARIANTS[variant]
     before = {p.pid for p in psutil.Process().children(recursive=True)}
-    with panel_floor_path(provider.base_url + "/chat/completions", plan, durable) as url:
+    with panel_floor_path(provider.base_url + "/chat/completions", design) as url:
         started = {p.pid for p in psutil.Process().children(recursive=True)} - before
         replies = [httpx.post(url, json={"model": "bench/core"}, timeout=10) for _ in range(2)]
     for reply in replies:
@@ -43,5 +43,5 @@ def test_every_variant_asks_every_seat_and_stops_its_processes(provider: FakePro
         assert sorted(streamed_text(answer) for answer in reply.json()) == sorted(
             f"{m} says hi" for m in SEAT_MODELS)
     # nats-server, two callers and the gateway, and the seater when the panel is planned
-    assert len(started) == 4 + plan
+    assert len(started) == 4 + design.plan
     assert not {p.pid for p in psutil.Process().children(recursive=True)} & started
