@@ -19,7 +19,9 @@ explorers (5 seats a panel), then measures with `loadgen` in a separate process:
   * an agent-sized route turn (`benchmarks/agent_turn.py`: 100 KB with 20 tools) at concurrency 1, against
     the provider given the same body: where a turn's per-byte work shows,
   * what a panel and a route turn cost the stack: CPU ms (all its processes) and NATS messages per request,
-    figures a busy shared machine moves far less than it moves latency.
+    figures a busy shared machine moves far less than it moves latency,
+  * the floors: route mode's and a panel's hops with nothing of the product on them (`benchmarks/floor.py`,
+    `benchmarks/panel_floor.py`, the latter with other designs beside it), the panel's last of all.
 Before each latency run and the CPU count the stack is let settle (quiet), so no run shares the machine
 with the catch-up of the one before it.
 """
