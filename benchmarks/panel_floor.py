@@ -4,12 +4,13 @@ A panel crosses client → gateway (HTTP) → the seater (a NATS request; it rec
 event stream before it answers) → one call per seat on the JetStream work queue → callers (a standing
 pull) → provider (HTTP, streamed, as U-2 asks) → each answer stored in the event stream, the gateway
 hearing it as it is stored → the client, once every seat is in. This module runs those hops bare (a raw
-ASGI app on uvicorn, a seater that answers a fixed seating, callers that relay the provider's lines), on
-the same event loops, so `make bench` can show how much of a panel's overhead is the design and how much
-the product's own work, and what other designs would cost (`Design`): `plan=False` seats the panel in the
-gateway (no seater hop), `durable=False` sends the calls and answers over core NATS (a queue group:
-nothing stored, nothing redelivered), `seater_queues` has the seater queue the calls as it plans (the
-gateway names the panel). A yardstick, not a product path: no keys, limits, ledger, rotation or formats.
+ASGI app on uvicorn, a seater that answers a fixed seating, callers that hand back the provider's whole
+reply), on the same event loops, so `make bench` can show how much of a panel's overhead is the design
+and how much the product's own work, and what other designs would cost (`Design`): `plan=False` seats the
+panel in the gateway (no seater hop), `durable=False` sends the calls and answers over core NATS (a queue
+group: nothing stored, nothing redelivered), `seater_queues` has the seater queue the calls as it plans
+(the gateway names the panel). A yardstick, not a product path: no keys, limits, ledger, rotation or
+formats.
 
     python -m benchmarks.panel_floor      # the floor and its variants, against the fake provider
 """

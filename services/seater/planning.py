@@ -280,19 +280,16 @@ def _fill_by_staleness(
     keeps it); never a member, a member's family, or a chosen seat's family."""
     if len(explorers) >= explorer_seats:
         return
-    taken = set(col.members)
+    taken = set(col.members) | {m.alias for m in explorers}
     families = {family(config.models[a].served) for a in col.members if a in config.models}
+    families |= {family(m.served) for m in explorers}
     # Whether a model may explore does not depend on the seats taken since: it is asked once per model.
     pool = [m for m in config.models.values() if m.alias not in taken and family(m.served) not in families
             and _can_explore(m, shape, request, config, rotation, now)]
-    while len(explorers) < explorer_seats:
-        taken |= {m.alias for m in explorers}
-        families |= {family(m.served) for m in explorers}
-        pool = [m for m in pool if m.alias not in taken and family(m.served) not in families]
-        if not pool:
-            return
-        explorers.append(min(pool, key=lambda m: (rotation.last_seat(m.alias),
-                                                  rotation.suite.recall(m.alias).ratio)))
+    while pool and len(explorers) < explorer_seats:
+        chosen = min(pool, key=lambda m: (rotation.last_seat(m.alias), rotation.suite.recall(m.alias).ratio))
+        explorers.append(chosen)
+        pool = [m for m in pool if m.alias != chosen.alias and family(m.served) != family(chosen.served)]
 
 
 def member_retired_why(record: RetiredModel) -> str:
