@@ -6,6 +6,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.benchwarmers-installed
 # checkov (the deploy/ policy check in the tests) in a venv of its own: it pins packaging<24, pytest needs 24+.
 CHECKOV := $(VENV)/checkov/bin/checkov
+# The product this project implements (benchwarmers 0.3.3), run beside it by `make bench` (benchmarks/anchor.py),
+# in a venv of its own: its distribution is named benchwarmers too.
+ANCHOR := $(VENV)/anchor/.installed
 # The dashboard's browser tests drive Debian's Chromium (never Playwright's own download, which these machines
 # cannot reach): installed when missing if we are root with apt-get; else those tests skip, saying why.
 CHROMIUM := /usr/bin/chromium
@@ -15,10 +18,10 @@ CHROMIUM := /usr/bin/chromium
 run: $(STAMP)
 	$(VENV)/bin/bench up
 
-test: $(STAMP) $(CHECKOV) chromium
+test: $(STAMP) $(CHECKOV) $(ANCHOR) chromium
 	$(PY) -m pytest -q --tb=short -p no:cacheprovider tests/
 
-bench: $(STAMP)
+bench: $(STAMP) $(ANCHOR)
 	$(PY) -m benchmarks.panel
 
 # Issue 23: the ledger at 1M and 10M seats through the real fold (fold rate, report, SQL, export, rebuild).
@@ -40,6 +43,8 @@ lock: $(PY)
 	# The image's: runtime dependencies only, at the versions the tests run with.
 	$(VENV)/bin/uv pip compile pyproject.toml -c requirements.lock -o requirements-runtime.lock --python-version 3.11
 	$(VENV)/bin/uv pip compile requirements-checkov.in -o requirements-checkov.lock --python-version 3.11
+	$(VENV)/bin/uv pip compile requirements-anchor.in -o requirements-anchor.lock --python-version 3.11 \
+	  --generate-hashes
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -60,4 +65,9 @@ chromium:
 $(CHECKOV): requirements-checkov.lock | $(PY)
 	test -x $(VENV)/checkov/bin/python || python3 -m venv $(VENV)/checkov
 	$(VENV)/checkov/bin/python -m pip install -q -r requirements-checkov.lock
+	@touch $@
+
+$(ANCHOR): requirements-anchor.lock | $(PY)
+	test -x $(VENV)/anchor/bin/python || python3 -m venv $(VENV)/anchor
+	$(VENV)/anchor/bin/python -m pip install -q --require-hashes -r requirements-anchor.lock
 	@touch $@

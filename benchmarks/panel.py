@@ -21,7 +21,10 @@ explorers (5 seats a panel), then measures with `loadgen` in a separate process:
   * what a panel and a route turn cost the stack: CPU ms (all its processes) and NATS messages per request,
     figures a busy shared machine moves far less than it moves latency,
   * the floors: route mode's and a panel's hops with nothing of the product on them (`benchmarks/floor.py`,
-    `benchmarks/panel_floor.py`, the latter with other designs beside it), the panel's last of all.
+    `benchmarks/panel_floor.py`, the latter with other designs beside it),
+  * the product this project implements (benchwarmers 0.3.3, `benchmarks/anchor.py`), set up with its own
+    commands against the same provider, after everything else: route turns at 1 and 32 and panels at 1,
+    32 and 128, each against the provider's own figure taken just before it.
 Before each latency run and the CPU count the stack is let settle (quiet), so no run shares the machine
 with the catch-up of the one before it.
 """
@@ -47,6 +50,8 @@ import httpx
 import psutil
 
 from benchmarks.agent_turn import AGENT_TOOLS, agent_body
+from benchmarks.anchor import anchor_runs
+from benchmarks.anchor import installed as anchor_installed
 from benchmarks.floor import floor_path
 from benchmarks.memory import RssSampler, memory_report, snapshot
 from benchmarks.panel_floor import panel_floor_runs
@@ -410,7 +415,9 @@ def main() -> None:
             direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
             panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
             settle(pids)
-            panel_floor = panel_floor_runs(direct_url, args.samples)  # last: its processes are gone after it
+            panel_floor = panel_floor_runs(direct_url, args.samples)  # its processes are gone after it
+            settle(pids)
+            anchor = anchor_runs(direct_url, args.samples, args.seconds) if anchor_installed() else None
             warm, soaked = soak(panel_url, route_body, args.soak_minutes, pids)
         steal = steal_share(ticks_before, cpu_ticks())
         after_label = f"after a {args.soak_minutes:g}-minute soak" if warm else "after the runs"
@@ -434,6 +441,7 @@ def main() -> None:
                 "agent_turn_c1": agent_turn,
                 "route_floor": floor,
                 "panel_floor": panel_floor,
+                "anchor": anchor,
                 "direct_c1_seeded": direct1b,
                 "panel_c1_seeded": panel1b,
                 "overhead_p50_ms": over,
@@ -461,6 +469,27 @@ def main() -> None:
     path = out / f"panel-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}.json"
     path.write_text(json.dumps(report, indent=2))
     print(f"\nfull report: {path}")
+
+
+def print_anchor(r: dict[str, Any]) -> None:
+    """The anchor's figures, each beside this project's from the same run."""
+    anchor, ours = r["anchor"], r["route_ttfb"]
+    for c, pair in anchor["route"].items():
+        d, a = pair["direct"], pair["anchor"]
+        mine = ours[c]["route"]["p50_ms"] - ours[c]["direct"]["p50_ms"]
+        mine_first = ours[c]["route"]["first_byte_p50_ms"] - ours[c]["direct"]["first_byte_p50_ms"]
+        print(f"  {anchor['name']} (the anchor, benchmarks/anchor.py), route mode, streamed, {c}: "
+              f"overhead p50 first byte {a['first_byte_p50_ms'] - d['first_byte_p50_ms']:.1f} ms, total "
+              f"{a['p50_ms'] - d['p50_ms']:.1f} ms, errors {a['errors']:.0f} "
+              f"(ours: {mine_first:.1f} / {mine:.1f} ms)")
+    one = anchor["panel"]["c1"]
+    print(f"  {anchor['name']}, panel, c=1: overhead p50 against {SEATS} direct calls at once "
+          f"{one['anchor']['p50_ms'] - one['fanout']['p50_ms']:.1f} ms "
+          f"(ours: {r['overhead_fanout_p50_ms']:.1f} ms)")
+    for c, mine in (("c32", r["panel_c32"]), ("c128", r["panel_c128"])):
+        a = anchor["panel"][c]["anchor"]
+        print(f"  {anchor['name']}, panels, {c}: {a['rate_per_s']:.1f}/s, errors {a['errors']:.0f} of "
+              f"{a['n'] + a['errors']:.0f} (ours: {mine['rate_per_s']:.1f}/s, errors {mine['errors']:.0f})")
 
 
 def agent_turn_runs(direct_url: str, panel_url: str, samples: int, pids: dict[str, int]) -> dict[str, Any]:
@@ -632,6 +661,11 @@ def print_report(r: dict[str, Any]) -> None:
                            for k, v in floors.items() if k in PANEL_FLOORS)
         print(f"  a panel's floor (its hops bare, benchmarks/panel_floor.py), c=1, overhead p50 against "
               f"{SEATS} direct calls at once: {shares}")
+    if r.get("anchor"):
+        print_anchor(r)
+    else:
+        print("  the anchor (benchmarks/anchor.py): not run, its venv is not installed "
+              "(make bench installs it)")
     costs = [("panel, c=1", r["panel_c1"])]
     costs += [(f"route turn, {c}", p["route"]) for c, p in r["route_ttfb"].items()]
     print("  the stack's cost per request (CPU ms, all its processes; NATS messages in + out): " + ", ".join(
