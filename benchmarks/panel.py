@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -50,8 +51,9 @@ import httpx
 import psutil
 
 from benchmarks.agent_turn import AGENT_TOOLS, agent_body
-from benchmarks.anchor import anchor_runs
+from benchmarks.anchor import NAME, anchor_path, anchor_runs, route_through
 from benchmarks.anchor import installed as anchor_installed
+from benchmarks.anchor import warm as warm_anchor
 from benchmarks.floor import floor_path
 from benchmarks.memory import RssSampler, memory_report, snapshot
 from benchmarks.panel_floor import panel_floor_runs
@@ -353,7 +355,8 @@ def main() -> None:
     parser.add_argument("--soak-minutes", type=float, default=float(os.environ.get("BENCH_SOAK_MINUTES", 0)),
                         help="panels and route turns at c=32 for this long after the runs (memory growth)")
     parser.add_argument("--only", choices=("all", "route"), default="all",
-                        help="route: only route mode's runs (c=1, c=32), --repeats times on one stack")
+                        help="route: only route mode's runs (c=1, c=32), --repeats times on one stack, with "
+                             "its floor and the anchor's route turns in each round")
     parser.add_argument("--repeats", type=int, default=3,
                         help="with --only route: rounds, reported as medians")
     args = parser.parse_args()
@@ -540,6 +543,8 @@ def route_only(args: argparse.Namespace) -> None:
     stack = Stack(home=home, port=free_port(), replicas={"caller": args.callers})
     rounds: list[dict[str, Any]] = []
     floors: list[dict[str, Any]] = []
+    anchors: list[dict[str, Any]] = []
+    direct_url = provider.base_url + "/chat/completions"
     try:
         stack.start()
         configure(stack.url, provider.base_url)
@@ -548,13 +553,22 @@ def route_only(args: argparse.Namespace) -> None:
         monitor = f"http://127.0.0.1:{stack.nats.monitor_port}" if stack.nats else None
         panel_url = stack.url + "/v1/chat/completions"
         load(panel_url, BODY, 4, 3.0)  # warm-up
-        speed_before = python_speed()
-        for _ in range(args.repeats):
-            rounds.append(route_runs(provider.base_url + "/chat/completions", panel_url, args.samples,
-                                     args.seconds, pids, Cost(stack_pids, monitor)))
-            settle(pids)
-            floors.append(floor_runs(provider.base_url + "/chat/completions", args.samples, args.seconds))
-        speed_after = python_speed()
+        with contextlib.ExitStack() as beside:
+            anchor_url = None
+            if anchor_installed():
+                anchor_url = beside.enter_context(anchor_path(provider.base_url, MEMBERS, EXPLORERS))
+                anchor_url += "/v1/chat/completions"
+                warm_anchor(anchor_url, ROUTE_MESSAGES)
+            speed_before = python_speed()
+            for _ in range(args.repeats):
+                rounds.append(route_runs(direct_url, panel_url, args.samples, args.seconds, pids,
+                                         Cost(stack_pids, monitor)))
+                settle(pids)
+                floors.append(floor_runs(direct_url, args.samples, args.seconds))
+                if anchor_url is not None:
+                    settle(pids)
+                    anchors.append(route_through(anchor_url, direct_url, args.samples, args.seconds))
+            speed_after = python_speed()
     finally:
         stack.stop()
         provider.stop()
@@ -579,6 +593,15 @@ def route_only(args: argparse.Namespace) -> None:
         bare_total = pct([f[c]["floor"]["p50_ms"] - f[c]["direct"]["p50_ms"] for f in floors], 0.5)
         print(f"    its floor (the same hops bare, benchmarks/floor.py): first byte {bare_first:.1f} ms, "
               f"total {bare_total:.1f} ms")
+        if anchors:
+            theirs = [a[c]["anchor"]["p50_ms"] - a[c]["direct"]["p50_ms"] for a in anchors]
+            ours = [r[c]["route"]["p50_ms"] - r[c]["direct"]["p50_ms"] for r in rounds]
+            their_first = pct([a[c]["anchor"]["first_byte_p50_ms"] - a[c]["direct"]["first_byte_p50_ms"]
+                               for a in anchors], 0.5)
+            print(f"    {NAME} (the anchor, benchmarks/anchor.py): first byte {their_first:.1f} ms, total "
+                  f"{pct(theirs, 0.5):.1f} ms, errors {sum(a[c]['anchor']['errors'] for a in anchors)}; "
+                  "total by round, ours / the anchor's: "
+                  + ", ".join(f"{o:.1f} / {t:.1f}" for o, t in zip(ours, theirs, strict=True)))
     print(f"  machine speed: a fixed Python workload took {speed_before:.1f} ms before the runs and "
           f"{speed_after:.1f} ms after (compare it between reports: a slower machine slows every figure)")
 
