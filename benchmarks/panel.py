@@ -23,8 +23,8 @@ explorers (5 seats a panel), then measures with `loadgen` in a separate process:
   * the floors: route mode's and a panel's hops with nothing of the product on them (`benchmarks/floor.py`,
     `benchmarks/panel_floor.py`, the latter with other designs beside it),
   * the product this project implements (benchwarmers 0.3.3, `benchmarks/anchor.py`), set up with its own
-    commands against the same provider, after everything else: route turns at 1 and 32 and panels at 1,
-    32 and 128, each against the provider's own figure taken just before it.
+    commands against the same provider, after the floors (before any soak): route turns at 1 and 32 and
+    panels at 1, 32 and 128, each against the provider's own figure taken just before it.
 Before each latency run and the CPU count the stack is let settle (quiet), so no run shares the machine
 with the catch-up of the one before it.
 """
