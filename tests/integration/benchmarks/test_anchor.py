@@ -4,7 +4,6 @@ explorers; and it leaves nothing running."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import httpx
@@ -13,6 +12,7 @@ import pytest
 
 from benchmarks.anchor import NAME, PYTHON, anchor_path, installed
 from benchmarks.panel import EXPLORERS, MEMBERS
+from tests.integration.benchmarks.streams import streamed_text
 
 pytestmark = pytest.mark.skipif(not installed(), reason=f"{NAME} is not in {PYTHON} (make test installs it)")
 
@@ -27,13 +27,6 @@ def provider_base() -> Iterator[str]:
         yield fake.base_url
     finally:
         fake.stop()
-
-
-def streamed_text(reply: str) -> str:
-    lines = [line[5:].strip() for line in reply.splitlines() if line.startswith("data:")]
-    assert lines[-1] == "[DONE]"
-    chunks = [json.loads(line) for line in lines[:-1]]
-    return "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c.get("choices"))
 
 
 def test_the_anchor_answers_route_turns_and_panels_then_stops(provider_base: str) -> None:

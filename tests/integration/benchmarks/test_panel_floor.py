@@ -3,7 +3,6 @@ each whole streamed reply back, and leaves nothing running."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import httpx
@@ -12,6 +11,7 @@ import pytest
 
 from benchmarks.panel_floor import SEAT_MODELS, VARIANTS, panel_floor_path
 from tests.fakes.provider import FakeProvider
+from tests.integration.benchmarks.streams import streamed_text
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +21,6 @@ def provider() -> Iterator[FakeProvider]:
         yield fake
     finally:
         fake.stop()
-
-
-def streamed_text(reply: str) -> str:
-    """The text of one streamed chat reply, which must end with `[DONE]`."""
-    lines = [line[5:].strip() for line in reply.splitlines() if line.startswith("data:")]
-    assert lines[-1] == "[DONE]"
-    chunks = [json.loads(line) for line in lines[:-1]]
-    return "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
