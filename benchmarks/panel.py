@@ -420,7 +420,7 @@ def main() -> None:
             settle(pids)
             panel_floor = panel_floor_runs(direct_url, args.samples)  # its processes are gone after it
             settle(pids)
-            anchor = anchor_runs(direct_url, args.samples, args.seconds) if anchor_installed() else None
+            anchor = beside_anchor(direct_url, args.samples, args.seconds)
             warm, soaked = soak(panel_url, route_body, args.soak_minutes, pids)
         steal = steal_share(ticks_before, cpu_ticks())
         after_label = f"after a {args.soak_minutes:g}-minute soak" if warm else "after the runs"
@@ -472,6 +472,16 @@ def main() -> None:
     path = out / f"panel-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}.json"
     path.write_text(json.dumps(report, indent=2))
     print(f"\nfull report: {path}")
+
+
+def beside_anchor(direct_url: str, samples: int, seconds: float) -> dict[str, Any] | None:
+    """The anchor's runs, or why they could not be made: the figures of ours measured before stay reported."""
+    if not anchor_installed():
+        return None
+    try:
+        return anchor_runs(direct_url, samples, seconds)
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"[:1000]}
 
 
 def print_anchor(r: dict[str, Any]) -> None:
@@ -684,7 +694,9 @@ def print_report(r: dict[str, Any]) -> None:
                            for k, v in floors.items() if k in PANEL_FLOORS)
         print(f"  a panel's floor (its hops bare, benchmarks/panel_floor.py), c=1, overhead p50 against "
               f"{SEATS} direct calls at once: {shares}")
-    if r.get("anchor"):
+    if r.get("anchor") and "error" in r["anchor"]:
+        print(f"  the anchor (benchmarks/anchor.py) could not be run: {r['anchor']['error']}")
+    elif r.get("anchor"):
         print_anchor(r)
     else:
         print("  the anchor (benchmarks/anchor.py): not run, its venv is not installed "

@@ -47,3 +47,15 @@ def test_the_anchor_answers_route_turns_and_panels_then_stops(provider_base: str
     assert sorted(s["answer"] for s in seats) == sorted(f"{s['alias']} says hi" for s in seats)
     assert running  # the gateway, while it served
     assert not {p.pid for p in psutil.Process().children(recursive=True)} - before
+
+
+def test_an_anchor_that_cannot_be_set_up_is_reported_not_raised() -> None:
+    """`make bench` keeps every figure it measured before the anchor, and says why the anchor is missing."""
+    from benchmarks.panel import beside_anchor
+    from shared.natsserver import free_port
+
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    nobody = f"http://127.0.0.1:{free_port()}/v1/chat/completions"
+    reported = beside_anchor(nobody, 2, 1.0)
+    assert reported is not None and "could not list" in reported["error"]
+    assert not {p.pid for p in psutil.Process().children(recursive=True)} - before
