@@ -116,14 +116,13 @@ def anchor_path(provider_base: str, members: list[str], explorers: list[str]) ->
 def route_through(url: str, direct_url: str, samples: int, seconds: float) -> dict[str, Any]:
     """Route turns through the anchor at `url` (its `/v1/chat/completions`), streamed, at 1 and 32 concurrent
     conversations, each against the provider's own stream just before it."""
-    from benchmarks.panel import ROUTE_MESSAGES, STREAM_BODY, load, summary
+    from benchmarks.panel import ROUTE_BODY, STREAM_BODY, load, summary
 
-    route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
     out = {}
     for c in (1, 32):
         turns = samples if c == 1 else 10**9
         out[f"c{c}"] = {"direct": summary(load(direct_url, STREAM_BODY, c, seconds, turns, "data:")),
-                        "anchor": summary(load(url, route_body, c, seconds, turns, "data:"))}
+                        "anchor": summary(load(url, ROUTE_BODY, c, seconds, turns, "data:"))}
     return out
 
 
@@ -131,28 +130,26 @@ def anchor_runs(direct_url: str, samples: int, seconds: float) -> dict[str, Any]
     """Route turns (c=1, c=32) and panels (c=1, c=32, c=128) through the anchor, set up for them: a panel at
     c=1 against its five calls sent straight to the provider at once, as this project's panel overhead is
     measured."""
-    from benchmarks.panel import BODY, EXPLORERS, MEMBERS, ROUTE_MESSAGES, SEATS, load, summary
+    from benchmarks.panel import BODY, DIRECT_BODY, EXPLORERS, MEMBERS, SEATS, load, summary
 
     base = direct_url.removesuffix("/chat/completions")
-    plain = json.dumps({"model": MEMBERS[0], "messages": [{"role": "user", "content": "x"}]})
     with anchor_path(base, MEMBERS, EXPLORERS) as url:
         url += "/v1/chat/completions"
-        warm(url, ROUTE_MESSAGES)
+        warm(url)
         load(url, BODY, 2, 3.0, 8)
         route = route_through(url, direct_url, samples, seconds)
-        panels = {"c1": {"fanout": summary(load(direct_url, plain, 1, 600, samples, fanout=SEATS)),
+        panels = {"c1": {"fanout": summary(load(direct_url, DIRECT_BODY, 1, 600, samples, fanout=SEATS)),
                          "anchor": summary(load(url, BODY, 1, 600, samples))},
                   "c32": {"anchor": summary(load(url, BODY, 32, seconds))},
                   "c128": {"anchor": summary(load(url, BODY, 128, seconds))}}
     return {"name": NAME, "route": route, "panel": panels}
 
 
-def warm(url: str, messages: list[dict[str, str]]) -> None:
+def warm(url: str) -> None:
     """A few route turns first: connections made, the load workers' conversations opened."""
-    from benchmarks.panel import load
+    from benchmarks.panel import ROUTE_BODY, load
 
-    load(url, json.dumps({"model": "bench/core:route", "stream": True, "messages": messages}), 2, 3.0, 8,
-         "data:")
+    load(url, ROUTE_BODY, 2, 3.0, 8, "data:")
 
 
 def main() -> None:

@@ -14,7 +14,6 @@ one process, that process's work. Stamps cost a few microseconds each, which the
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import statistics
@@ -24,7 +23,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from benchmarks.panel import BODY, EXPLORERS, MEMBERS, ROUTE_MESSAGES, STREAM_BODY, configure, stack_processes
+from benchmarks.panel import BODY, EXPLORERS, MEMBERS, ROUTE_BODY, STREAM_BODY, configure, stack_processes
 from cli.stack import Stack
 from shared.natsserver import free_port
 from tests.fakes.provider import FakeProvider
@@ -101,9 +100,8 @@ def main() -> None:
         names = {pid: name for name, pid in stack_processes(stack).items()}
         names[provider.pid] = "fake-provider"
         url = stack.url + "/v1/chat/completions"
-        route = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
         runs = [("the provider directly, streamed", provider.base_url + "/chat/completions", STREAM_BODY,
-                 "data:"), ("a route turn, streamed", url, route, "data:"), ("a panel", url, BODY, None)]
+                 "data:"), ("a route turn, streamed", url, ROUTE_BODY, "data:"), ("a panel", url, BODY, None)]
         for title, target, body, marker in runs:
             load(target, body, 4, marker)  # warm-up: connections, a conversation opened
             log.write_bytes(b"")

@@ -78,11 +78,12 @@ ANTHROPIC_BODY = json.dumps(
 )
 # A route conversation is keyed by its first user message (RM-4): each load worker is one agent with a
 # conversation of its own, turn after turn (the first turn opens it; the rest continue it).
-ROUTE_MESSAGES = [{"role": "user", "content": "Agent {worker}: name one benchmark."}]
+ROUTE_BODY = json.dumps({"model": "bench/core:route", "stream": True,
+                         "messages": [{"role": "user", "content": "Agent {worker}: name one benchmark."}]})
+# One call straight to the provider: the baseline of a panel (alone, or five at once as its fan-out).
+DIRECT_BODY = json.dumps({"model": MEMBERS[0], "messages": [{"role": "user", "content": "x"}]})
 # The provider's own stream: the baseline of route mode and of its floor.
-STREAM_BODY = json.dumps(
-    {"model": MEMBERS[0], "stream": True, "messages": [{"role": "user", "content": "x"}]}
-)
+STREAM_BODY = json.dumps({**json.loads(DIRECT_BODY), "stream": True})
 SECTION_MARKER = "## "  # a seat's section starts with `## <label> — <alias>` (P-13)
 
 
@@ -325,7 +326,7 @@ async def seed_ledger(stack: Stack, seats: int) -> float:
     return time.perf_counter() - start
 
 
-def soak(panel_url: str, route_body: str, minutes: float, pids: dict[str, int]) -> tuple[Any, Any]:
+def soak(panel_url: str, minutes: float, pids: dict[str, int]) -> tuple[Any, Any]:
     """Panels and route turns at 32 concurrent, a minute of each in turn, for `minutes`: the memory once
     warm (after the first two minutes) and at the end (settled), or (None, None) for no soak."""
     if minutes <= 0:
@@ -333,7 +334,7 @@ def soak(panel_url: str, route_body: str, minutes: float, pids: dict[str, int]) 
     stack_pids = {k: v for k, v in pids.items() if k != "fake-provider"}
     end, warm, rounds = time.monotonic() + minutes * 60, None, 0
     while time.monotonic() < end:
-        body = BODY if rounds % 2 == 0 else route_body
+        body = BODY if rounds % 2 == 0 else ROUTE_BODY
         load(panel_url, body, 32, max(1.0, min(60.0, end - time.monotonic())))
         rounds += 1
         if rounds == 2:
@@ -372,7 +373,6 @@ def main() -> None:
         stack.start()
         configure(stack.url, provider.base_url)
         direct_url = provider.base_url + "/chat/completions"
-        direct_body = json.dumps({"model": MEMBERS[0], "messages": [{"role": "user", "content": "x"}]})
         panel_url = stack.url + "/v1/chat/completions"
         stack_pids = stack_processes(stack)
         pids = {**stack_pids, "fake-provider": provider.pid}
@@ -384,24 +384,15 @@ def main() -> None:
         ticks_before, speed_before = cpu_ticks(), python_speed()
         with RssSampler(stack_pids) as rss:
             settle(pids)
-            direct1 = summary(load(direct_url, direct_body, 1, 600, args.samples))
+            direct1 = summary(load(direct_url, DIRECT_BODY, 1, 600, args.samples))
             panel1 = cost.of(partial(load, panel_url, BODY, 1, 600, args.samples))
-            fanout1 = summary(load(direct_url, direct_body, 1, 600, args.samples, fanout=SEATS))
-            direct128 = summary(load(direct_url, direct_body, 128, args.seconds))
+            fanout1 = summary(load(direct_url, DIRECT_BODY, 1, 600, args.samples, fanout=SEATS))
+            direct128 = summary(load(direct_url, DIRECT_BODY, 128, args.seconds))
             panel32 = summary(load(panel_url, BODY, 32, args.seconds))
-            direct_stream32 = summary(
-                load(
-                    direct_url,
-                    json.dumps({**json.loads(direct_body), "stream": True}),
-                    32,
-                    args.seconds,
-                    marker="data:",
-                )
-            )
+            direct_stream32 = summary(load(direct_url, STREAM_BODY, 32, args.seconds, marker="data:"))
             anthropic32 = summary(
                 load(stack.url + "/v1/messages", ANTHROPIC_BODY, 32, args.seconds, marker=SECTION_MARKER)
             )
-            route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
             route_ttfb = route_runs(direct_url, panel_url, args.samples, args.seconds, pids, cost)
             agent_turn = agent_turn_runs(direct_url, panel_url, args.samples, pids)
             settle(pids)
@@ -415,13 +406,13 @@ def main() -> None:
                 asyncio.run(seed_ledger(stack, args.seed_seats)) if args.seed_seats else 0.0
             )
             settle(pids)
-            direct1b = summary(load(direct_url, direct_body, 1, 600, args.samples))
+            direct1b = summary(load(direct_url, DIRECT_BODY, 1, 600, args.samples))
             panel1b = summary(load(panel_url, BODY, 1, 600, args.samples))
             settle(pids)
             panel_floor = panel_floor_runs(direct_url, args.samples)  # its processes are gone after it
             settle(pids)
             anchor = beside_anchor(direct_url, args.samples, args.seconds)
-            warm, soaked = soak(panel_url, route_body, args.soak_minutes, pids)
+            warm, soaked = soak(panel_url, args.soak_minutes, pids)
         steal = steal_share(ticks_before, cpu_ticks())
         after_label = f"after a {args.soak_minutes:g}-minute soak" if warm else "after the runs"
         memory = memory_report(idle, rss.peaks, soaked or snapshot(stack_pids), after_label, warm,
@@ -516,7 +507,6 @@ def agent_turn_runs(direct_url: str, panel_url: str, samples: int, pids: dict[st
 def route_runs(direct_url: str, panel_url: str, samples: int, seconds: float, pids: dict[str, int],
                cost: Cost) -> dict[str, Any]:
     """Route mode, streamed, at 1 and 32 concurrent conversations, each against the provider's own stream."""
-    route_body = json.dumps({"model": "bench/core:route", "stream": True, "messages": ROUTE_MESSAGES})
     out = {}
     for c in (1, 32):
         # At 1, `samples` turns; at 32, the whole run: `samples` turns there would be little more than the
@@ -525,7 +515,7 @@ def route_runs(direct_url: str, panel_url: str, samples: int, seconds: float, pi
         settle(pids)
         out[f"c{c}"] = {
             "direct": summary(load(direct_url, STREAM_BODY, c, seconds, turns, "data:")),
-            "route": cost.of(partial(load, panel_url, route_body, c, seconds, turns, "data:")),
+            "route": cost.of(partial(load, panel_url, ROUTE_BODY, c, seconds, turns, "data:")),
         }
     return out
 
@@ -568,7 +558,7 @@ def route_only(args: argparse.Namespace) -> None:
             if anchor_installed():
                 anchor_url = beside.enter_context(anchor_path(provider.base_url, MEMBERS, EXPLORERS))
                 anchor_url += "/v1/chat/completions"
-                warm_anchor(anchor_url, ROUTE_MESSAGES)
+                warm_anchor(anchor_url)
             speed_before = python_speed()
             for _ in range(args.repeats):
                 rounds.append(route_runs(direct_url, panel_url, args.samples, args.seconds, pids,

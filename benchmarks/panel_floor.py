@@ -250,14 +250,13 @@ def panel_floor_path(provider_url: str, design: Design = Design(), callers: int 
 def panel_floor_runs(direct_url: str, samples: int) -> dict[str, Any]:
     """Each variant at concurrency 1, against its own run of the same seats asked directly at once (the
     fan-out a panel is measured against), the two interleaved."""
-    from benchmarks.panel import BODY, load, summary
+    from benchmarks.panel import BODY, DIRECT_BODY, load, summary
 
-    direct_body = json.dumps({"model": SEAT_MODELS[0], "messages": [{"role": "user", "content": "x"}]})
     runs: dict[str, Any] = {}
     for name, design in VARIANTS.items():
         with panel_floor_path(direct_url, design) as url:
             load(url, BODY, 1, 600, 4)  # warm-up: connections, the consumer's first pull
-            fanout = summary(load(direct_url, direct_body, 1, 600, samples, fanout=len(SEAT_MODELS)))
+            fanout = summary(load(direct_url, DIRECT_BODY, 1, 600, samples, fanout=len(SEAT_MODELS)))
             floor = summary(load(url, BODY, 1, 600, samples))
         runs[name] = {"fanout": fanout, "floor": floor, "overhead_p50_ms": floor["p50_ms"] - fanout["p50_ms"]}
     return runs
